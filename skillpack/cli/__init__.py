@@ -1,0 +1,113 @@
+"""The ``skillpack`` command line: a thin typer layer over the library API.
+
+Each command lives in its own module and registers itself on :data:`app`. Commands
+raise :class:`skillpack.errors.SkillpackError`; :func:`run` renders it on stderr and
+exits with its code (see ``skillpack.errors`` for the exit codes).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+
+import typer
+from typer.exceptions import TyperException
+
+from ..errors import EXIT_INTERNAL, EXIT_USAGE, SkillpackError
+
+app = typer.Typer(
+    name="skillpack",
+    help="Lint, lock, build, sign and serve Agent Skills bundles for MCP.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+#: Command modules, in the order they appear in ``skillpack --help``.
+COMMAND_MODULES = (
+    "lint",
+    "fmt",
+    "rule",
+    "lock",
+    "build",
+    "verify",
+    "inspect",
+    "diff",
+    "unpack",
+    "sign",
+    "serve",
+    "check",
+    "pull",
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"skillpack {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Show the version."
+    ),
+) -> None:
+    """Lint, lock, build, sign and serve Agent Skills bundles for MCP."""
+
+
+def _register() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}_cmd")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}_cmd":
+                continue  # command not built yet in this checkout
+            raise
+        module.register(app)
+
+
+_register()
+
+
+def run(argv: list[str]) -> int:
+    """Run the CLI on ``argv``; return the exit code. Never raises, never prints a traceback
+    unless ``SKILLPACK_DEBUG`` is set."""
+    try:
+        result = app(args=argv, prog_name="skillpack", standalone_mode=False)
+        return int(result) if isinstance(result, int) else 0
+    except SkillpackError as exc:
+        print(exc.render(), file=sys.stderr)
+        return exc.exit_code
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except typer.Abort:
+        print("aborted", file=sys.stderr)
+        return 130
+    except TyperException as exc:  # usage errors: bad options, missing arguments
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show(file=sys.stderr)
+        else:
+            print(f"error: {exc.format_message()}", file=sys.stderr)
+        return EXIT_USAGE if exc.exit_code == 2 else int(exc.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # fail with a message, not a traceback
+        if os.environ.get("SKILLPACK_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"skillpack: internal error: {type(exc).__name__}: {exc}\n"
+            "  this is a bug; rerun with SKILLPACK_DEBUG=1 and report the traceback",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

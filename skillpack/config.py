@@ -1,0 +1,218 @@
+"""Project configuration: ``[tool.skillpack]`` in ``pyproject.toml`` or ``skillpack.toml``.
+
+The configuration is found by walking up from the first path given (or the current
+directory) to the first directory holding a ``skillpack.toml`` or a ``pyproject.toml``
+with a ``[tool.skillpack]`` table (``skillpack.toml`` wins in the same directory). It
+is validated against ``schemas/config.schema.json``; an error names the file and key.
+Without a configuration file, the defaults below apply with the given directory as
+the project directory.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._schemas import validation_errors
+from .errors import ConfigError, Location
+
+CONFIG_FILE = "skillpack.toml"
+PYPROJECT = "pyproject.toml"
+DEFAULT_LOCK = "skillpack.lock"
+IGNORE_FILE = ".skillpackignore"
+
+#: Paths never published unless ``exclude`` is set explicitly. Dot entries (``.git``,
+#: ``.env``, ``.DS_Store``) are always left out by discovery and need no pattern here.
+DEFAULT_EXCLUDE: tuple[str, ...] = ("__pycache__/", "*.py[cod]", "node_modules/")
+
+
+@dataclass(frozen=True)
+class Root:
+    """A source root: a directory searched for skills, and the skill-path prefix of its skills."""
+
+    path: Path
+    prefix: str = ""
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    select: tuple[str, ...] = ("ALL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: Mapping[str, str] = field(default_factory=dict)
+    per_path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    output: str = "dist"
+    compression: str = "deflate"
+
+
+@dataclass(frozen=True)
+class Config:
+    """A loaded, validated configuration with every path made absolute."""
+
+    project_dir: Path
+    source: Path | None
+    name: str
+    version: str
+    roots: tuple[Root, ...]
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    lock_path: Path = Path(DEFAULT_LOCK)
+    lint: LintConfig = field(default_factory=LintConfig)
+    build: BuildConfig = field(default_factory=BuildConfig)
+
+    @property
+    def source_display(self) -> str:
+        return str(self.source) if self.source else "(defaults)"
+
+
+def _has_tool_table(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if "skillpack" not in text:  # cheap pre-check before parsing
+        return False
+    try:
+        return "skillpack" in tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return False
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest configuration file at or above ``start``."""
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    for directory in (start, *start.parents):
+        candidate = directory / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        pyproject = directory / PYPROJECT
+        if pyproject.is_file() and _has_tool_table(pyproject):
+            return pyproject
+    return None
+
+
+def _read_table(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            "CFG001", f"cannot read configuration: {exc}", Location(str(path))
+        ) from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            "CFG002", f"not valid TOML: {exc}", Location(str(path)), hint="fix the TOML syntax"
+        ) from exc
+    if path.name == PYPROJECT:
+        table = data.get("tool", {}).get("skillpack")
+        if not isinstance(table, dict):
+            raise ConfigError("CFG003", "[tool.skillpack] must be a table", Location(str(path)))
+        return table
+    return data
+
+
+def _sanitize_name(name: str) -> str:
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in name)
+    cleaned = cleaned.strip("-._") or "skills"
+    return cleaned
+
+
+def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path | None) -> Config:
+    """Validate a configuration table and turn it into a :class:`Config`."""
+    where = str(source) if source else "(configuration)"
+    prefix_key = "tool.skillpack." if source is not None and source.name == PYPROJECT else ""
+    errors = validation_errors("config.schema.json", dict(table))
+    if errors:
+        key, message = errors[0]
+        raise ConfigError(
+            "CFG004",
+            f"invalid configuration key '{prefix_key}{key}': {message}",
+            Location(where),
+            hint="see schemas/config.schema.json for the accepted keys",
+            details=[f"also: '{prefix_key}{k}': {m}" for k, m in errors[1:5]],
+        )
+    roots: list[Root] = []
+    for item in table.get("roots", ["."]):
+        if isinstance(item, str):
+            roots.append(Root((project_dir / item).resolve(), ""))
+        else:
+            roots.append(Root((project_dir / item["path"]).resolve(), item.get("prefix", "")))
+    for root in roots:
+        if not root.path.is_dir():
+            raise ConfigError(
+                "CFG005",
+                f"source root '{root.path}' is not a directory",
+                Location(where),
+                hint="fix 'roots' or create the directory",
+            )
+    lint_table = table.get("lint", {})
+    lint = LintConfig(
+        select=tuple(lint_table.get("select", ("ALL",))),
+        extend_select=tuple(lint_table.get("extend-select", ())),
+        ignore=tuple(lint_table.get("ignore", ())),
+        severity=dict(lint_table.get("severity", {})),
+        per_path_ignores=tuple(
+            (pattern, tuple(codes))
+            for pattern, codes in sorted(lint_table.get("per-path-ignores", {}).items())
+        ),
+    )
+    build_table = table.get("build", {})
+    exclude = tuple(table.get("exclude", DEFAULT_EXCLUDE)) + tuple(table.get("extend-exclude", ()))
+    return Config(
+        project_dir=project_dir,
+        source=source,
+        name=table.get("name") or _sanitize_name(project_dir.name),
+        version=table.get("version", "0.0.0"),
+        roots=tuple(roots),
+        include=tuple(table.get("include", ())),
+        exclude=exclude,
+        lock_path=(project_dir / table.get("lock", DEFAULT_LOCK)).resolve(),
+        lint=lint,
+        build=BuildConfig(
+            output=build_table.get("output", "dist"),
+            compression=build_table.get("compression", "deflate"),
+        ),
+    )
+
+
+def load_config(path: Path) -> Config:
+    path = path.resolve()
+    return config_from_table(_read_table(path), path.parent, path)
+
+
+def default_config(project_dir: Path) -> Config:
+    project_dir = project_dir.resolve()
+    return config_from_table({}, project_dir, None)
+
+
+def resolve_config(paths: Sequence[Path] = (), config_file: Path | None = None) -> Config:
+    """The configuration for a command run on ``paths``.
+
+    An explicit ``config_file`` wins; otherwise the nearest configuration above the
+    first path (or the cwd). With none found, the first path that is a directory is the
+    project directory (the cwd when no path is given).
+    """
+    if config_file is not None:
+        if not config_file.is_file():
+            raise ConfigError("CFG001", "configuration file not found", Location(str(config_file)))
+        return load_config(config_file)
+    start = Path(paths[0]) if paths else Path.cwd()
+    if not start.exists():
+        raise ConfigError(
+            "CFG006", "path does not exist", Location(str(start)), hint="check the path"
+        )
+    found = find_config(start)
+    if found is not None:
+        return load_config(found)
+    base = start if start.is_dir() else start.parent
+    return default_config(base)

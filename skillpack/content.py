@@ -1,0 +1,63 @@
+"""Where a manifest's bytes come from, and the one check every reader applies.
+
+The server, ``verify`` and ``unpack`` never use a file's bytes before
+:func:`check_bytes` has compared their size and sha256 with the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Protocol
+
+from .errors import EXIT_FINDINGS, SkillpackError
+from .manifest import FileEntry, Manifest
+
+
+class IntegrityError(SkillpackError):
+    """Bytes that do not match the manifest (size or digest)."""
+
+    def __init__(self, uri: str, message: str) -> None:
+        super().__init__("INT001", f"{uri}: {message}", exit_code=EXIT_FINDINGS)
+        self.uri = uri
+
+
+def check_bytes(entry: FileEntry, data: bytes) -> bytes:
+    """Return ``data`` if its size and sha256 match ``entry``; raise IntegrityError if not."""
+    if len(data) != entry.size:
+        raise IntegrityError(entry.uri, f"size {len(data)} differs from the locked {entry.size}")
+    actual = "sha256:" + hashlib.sha256(data).hexdigest()
+    if actual != entry.digest:
+        raise IntegrityError(entry.uri, f"digest {actual} differs from the locked {entry.digest}")
+    return data
+
+
+class ContentSource(Protocol):
+    """Random access to the raw bytes behind a manifest."""
+
+    manifest: Manifest
+
+    def read_raw(self, entry: FileEntry) -> bytes:
+        """The stored bytes of ``entry``, unchecked (at most ``entry.size + 1`` bytes)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def read_verified(source: ContentSource, entry: FileEntry) -> bytes:
+    return check_bytes(entry, source.read_raw(entry))
+
+
+class TreeSource:
+    """Files of a source tree on disk, keyed by URI (``skillpack serve DIR``)."""
+
+    def __init__(self, manifest: Manifest, paths: dict[str, Path]) -> None:
+        self.manifest = manifest
+        self._paths = paths
+
+    def read_raw(self, entry: FileEntry) -> bytes:
+        with open(self._paths[entry.uri], "rb") as fh:
+            return fh.read(entry.size + 1)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,75 @@
+"""``skill://`` URIs (SEP-2640 "Resource Mapping").
+
+A skill file is published at ``skill://<skill-path>/<file-path>``. The skill path is
+one or more ``/``-separated segments; its first segment sits in the URI authority.
+File paths are percent-encoded where RFC 3986 requires it: every byte of the UTF-8
+encoding that is not a ``pchar`` (unreserved, sub-delims, ``:`` or ``@``). Skill-path
+segments are restricted to unreserved characters by lint rule SP201, so they never
+need encoding.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, unquote
+
+SCHEME = "skill://"
+SKILL_MD = "SKILL.md"
+
+# RFC 3986 pchar minus pct-encoded: unreserved / sub-delims / ":" / "@".
+# urllib.parse.quote never encodes ALPHA, DIGIT and "_.-~".
+_PCHAR_SAFE = "!$&'()*+,;=:@"
+
+# Skill-path segment: letters, digits and the unreserved marks "-", ".", "_", "~".
+SEGMENT_RE = re.compile(r"[A-Za-z0-9._~-]+")
+
+
+def encode_segment(segment: str) -> str:
+    """Percent-encode one path segment as RFC 3986 requires."""
+    return quote(segment, safe=_PCHAR_SAFE)
+
+
+def encode_path(path: str) -> str:
+    """Percent-encode a ``/``-separated relative path segment by segment."""
+    return "/".join(encode_segment(s) for s in path.split("/"))
+
+
+def needs_encoding(path: str) -> bool:
+    return encode_path(path) != path
+
+
+def file_uri(skill_path: str, file_path: str) -> str:
+    """``skill://<skill-path>/<file-path>`` with the file path percent-encoded."""
+    return f"{SCHEME}{encode_path(skill_path)}/{encode_path(file_path)}"
+
+
+def skill_md_uri(skill_path: str) -> str:
+    return file_uri(skill_path, SKILL_MD)
+
+
+def skill_root_uri(skill_path: str) -> str:
+    """The skill root directory resource: the SKILL.md URI minus ``/SKILL.md``."""
+    return f"{SCHEME}{encode_path(skill_path)}"
+
+
+def decode_path(encoded: str) -> str:
+    return unquote(encoded, errors="strict")
+
+
+def split_skill_uri(uri: str) -> tuple[str, str] | None:
+    """``skill://a/b/SKILL.md`` -> (``a/b``, ``SKILL.md``); None when not a SKILL.md URI."""
+    if not uri.startswith(SCHEME) or not uri.endswith("/" + SKILL_MD):
+        return None
+    skill_path = uri[len(SCHEME) : -len(SKILL_MD) - 1]
+    if not skill_path:
+        return None
+    return skill_path, SKILL_MD
+
+
+def is_valid_segment(segment: str) -> bool:
+    return SEGMENT_RE.fullmatch(segment) is not None and segment not in (".", "..")
+
+
+def is_valid_authority(segment: str) -> bool:
+    """An RFC 3986 reg-name made of unreserved characters, not empty."""
+    return is_valid_segment(segment)

@@ -1,0 +1,101 @@
+"""Shared fixtures: run the real CLI in a subprocess, write skill trees, find shared/."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+VECTORS = SHARED / "vectors"
+CORPUS = SHARED / "corpus" / "anthropics-skills"
+EXAMPLES = REPO / "examples"
+
+
+def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a CLI subprocess: this checkout first on the import path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("SKILLPACK_DEBUG", None)
+    env["NO_COLOR"] = "1"
+    env["COLUMNS"] = "200"
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_cli(
+    *args: str | os.PathLike[str],
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m skillpack ARGS`` (the real entry point) and capture its output."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillpack", *map(str, args)],
+        cwd=cwd,
+        env=cli_env(env),
+        input=input.decode() if input is not None else None,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert "Traceback (most recent call last)" not in proc.stderr, proc.stderr
+    assert "Traceback (most recent call last)" not in proc.stdout, proc.stdout
+    return proc
+
+
+SKILL_TEMPLATE = "---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body}\n"
+
+
+def write_skill(
+    root: Path,
+    rel: str,
+    *,
+    description: str = "Does a useful thing. Use it when the thing is needed.",
+    body: str = "Follow the steps.",
+    files: Mapping[str, str | bytes] | None = None,
+    frontmatter: str | None = None,
+) -> Path:
+    """Write a skill at ``root/rel`` with a valid SKILL.md (or the given frontmatter text)."""
+    directory = root / rel
+    directory.mkdir(parents=True, exist_ok=True)
+    name = rel.rstrip("/").rsplit("/", 1)[-1]
+    if frontmatter is None:
+        text = SKILL_TEMPLATE.format(name=name, description=description, body=body)
+    else:
+        text = f"---\n{frontmatter}---\n\n{body}\n"
+    (directory / "SKILL.md").write_text(text, encoding="utf-8")
+    for rel_file, content in (files or {}).items():
+        path = directory / rel_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return directory
+
+
+@pytest.fixture
+def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+    return run_cli
+
+
+@pytest.fixture
+def vectors() -> Path:
+    if not VECTORS.is_dir():
+        pytest.skip("../shared/vectors is not present")
+    return VECTORS
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not present")
+    return CORPUS
