@@ -199,22 +199,9 @@ def write_bundle(
         start = out.offset
         if start > MAX_OFFSET:
             raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")
-        out.write(
-            LOCAL.pack(
-                LOCAL_SIG,
-                VERSION,
-                0,
-                p.flags,
-                p.method,
-                dos_time,
-                dos_date,
-                p.crc,
-                len(p.payload),
-                p.size,
-                len(p.name),
-                0,
-            )
-        )
+        # the fields local header and central directory record share
+        common = (p.flags, p.method, dos_time, dos_date, p.crc, len(p.payload), p.size)
+        out.write(LOCAL.pack(LOCAL_SIG, VERSION, 0, *common, len(p.name), 0))
         central.append(
             CENTRAL.pack(
                 CENTRAL_SIG,
@@ -222,13 +209,7 @@ def write_bundle(
                 SYSTEM_UNIX,
                 VERSION,
                 0,
-                p.flags,
-                p.method,
-                dos_time,
-                dos_date,
-                p.crc,
-                len(p.payload),
-                p.size,
+                *common,
                 len(p.name),
                 0,
                 0,
