@@ -286,3 +286,36 @@ def read_lock(path: Path, where: str | None = None) -> Lock:
             "LCK005", f"cannot read the lock: {exc.strerror}", where or str(path)
         ) from None
     return parse_lock(data, where or str(path))
+
+
+# --- checking -------------------------------------------------------------------
+@dataclass(frozen=True)
+class LockStatus:
+    """How the lock on disk compares with the manifest of the tree."""
+
+    up_to_date: bool
+    problem: str  #: "" when up to date, else one line saying what is wrong
+    lines: tuple[str, ...] = ()  #: the changes, one per line (see skillpack.diff)
+
+
+def check_lock(path: Path, manifest: Manifest, expected: bytes | None = None) -> LockStatus:
+    """Compare the lock at ``path`` with what :func:`render_lock` gives for ``manifest``."""
+    from .diff import diff_manifests
+
+    expected = render_lock(manifest) if expected is None else expected
+    try:
+        actual = Path(path).read_bytes()
+    except FileNotFoundError:
+        return LockStatus(False, "the lock does not exist")
+    if actual == expected:
+        return LockStatus(True, "")
+    try:
+        locked = parse_lock(actual, str(path)).manifest
+    except LockError as exc:
+        return LockStatus(False, f"the lock is not valid: {exc.code} {exc.message}")
+    changes = diff_manifests(locked, manifest)
+    if changes.same:
+        return LockStatus(False, "the lock is not in canonical form (formatting differs)")
+    return LockStatus(
+        False, f"the lock is out of date: {changes.summary()}", tuple(changes.lines())
+    )
