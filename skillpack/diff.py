@@ -12,10 +12,10 @@ Values are compared as JSON (``1``, ``1.0`` and ``true`` differ), see
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .canonical import canonical_json
 from .manifest import FileEntry, Manifest, SkillEntry
@@ -30,6 +30,7 @@ class _Missing:
 MISSING: Any = _Missing()
 
 Kind = Literal["added", "removed", "modified"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -211,12 +212,15 @@ def diff_frontmatter(
     return changes
 
 
+def _paired(before: dict[str, T], after: dict[str, T]) -> Iterator[tuple[str, T | None, T | None]]:
+    """(key, old, new) for every key of either side, in key byte order."""
+    for key in sorted(set(before) | set(after), key=lambda k: k.encode("utf-8")):
+        yield key, before.get(key), after.get(key)
+
+
 def diff_files(old: SkillEntry, new: SkillEntry) -> list[FileChange]:
-    before = {f.path: f for f in old.files}
-    after = {f.path: f for f in new.files}
     changes: list[FileChange] = []
-    for path in sorted(set(before) | set(after), key=lambda p: p.encode("utf-8")):
-        a, b = before.get(path), after.get(path)
+    for path, a, b in _paired({f.path: f for f in old.files}, {f.path: f for f in new.files}):
         if b is None:
             changes.append(FileChange(path, "removed", a, None))
         elif a is None:
@@ -230,11 +234,9 @@ def diff_files(old: SkillEntry, new: SkillEntry) -> list[FileChange]:
 
 def diff_manifests(old: Manifest, new: Manifest) -> ManifestDiff:
     """Every difference between ``old`` and ``new``, skills in skill-path byte order."""
-    before = {s.skill_path: s for s in old.skills}
-    after = {s.skill_path: s for s in new.skills}
     skills: list[SkillDiff] = []
-    for path in sorted(set(before) | set(after), key=lambda p: p.encode("utf-8")):
-        a, b = before.get(path), after.get(path)
+    before = {s.skill_path: s for s in old.skills}
+    for path, a, b in _paired(before, {s.skill_path: s for s in new.skills}):
         if b is None:
             assert a is not None
             removed = tuple(FileChange(f.path, "removed", f, None) for f in a.files)
