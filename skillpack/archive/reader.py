@@ -87,6 +87,8 @@ from .zipformat import (
     FLAG_UTF8,
     LOCAL,
     LOCAL_SIG,
+    MAX_RATIO,
+    RATIO_FLOOR,
     STORED,
     SYSTEM_UNIX,
     ZIP64_LOCATOR_SIG,
@@ -94,10 +96,6 @@ from .zipformat import (
 
 Mode = Literal["fast", "full"]
 
-#: Deflate can shrink data about 1,000-fold; real files rarely beat 100-fold. Entries
-#: over RATIO_FLOOR bytes that claim more than MAX_RATIO are refused as bombs.
-MAX_RATIO = 200
-RATIO_FLOOR = 1 << 20
 #: Metadata entries larger than this are refused (a 1,000-skill lock is ~1 MB).
 MAX_METADATA = 256 << 20
 LOCK_HEAD = 4096

@@ -11,8 +11,9 @@ then every file once under its decoded URI path, sorted by name bytes; one fixed
 timestamp (SOURCE_DATE_EPOCH clamped to the DOS range, else 1980-01-01 00:00:00);
 "made by" Unix, mode 0644 or 0755 (the lock's executable bit) on a regular file; no
 extra fields; the UTF-8 flag on non-ASCII names only; deflate at level 6, and an entry
-is stored instead when deflate would not make it smaller; the zip comment names the
-format version.
+is stored instead when deflate would not make it smaller or would look like a zip bomb
+to a reader (see :data:`~skillpack.archive.zipformat.MAX_RATIO`); the zip comment names
+the format version.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from .zipformat import (
     LOCAL_SIG,
     MAX_ENTRIES,
     MAX_OFFSET,
+    MAX_RATIO,
+    RATIO_FLOOR,
     STORED,
     SYSTEM_UNIX,
     VERSION,
@@ -115,7 +118,8 @@ def _prepare(name: str, data: bytes, executable: bool, compression: Compression)
     method, payload = STORED, data
     if compression == "deflate":
         packed = zlib.compress(data, COMPRESS_LEVEL, wbits=-15)
-        if len(packed) < len(data):
+        bomb_like = len(data) > RATIO_FLOOR and len(data) > MAX_RATIO * len(packed)
+        if len(packed) < len(data) and not bomb_like:
             method, payload = DEFLATED, packed
     mode = stat.S_IFREG | (0o755 if executable else 0o644)
     return _Prepared(raw_name, flags, method, zlib.crc32(data), len(data), payload, mode)

@@ -29,6 +29,12 @@ SYSTEM_UNIX = 3
 MAX_ENTRIES = 0xFFFF - 1  # beyond this a zip needs ZIP64
 MAX_OFFSET = 0xFFFFFFFF - 1
 
+#: Deflate can shrink data about 1,000-fold; real files rarely beat 100-fold. Readers
+#: refuse entries over RATIO_FLOOR bytes that claim more than MAX_RATIO as zip bombs,
+#: and the writer stores (does not deflate) any entry that would be refused.
+MAX_RATIO = 200
+RATIO_FLOOR = 1 << 20
+
 DOS_MIN = 315532800  # 1980-01-01T00:00:00Z
 DOS_MAX = 4354819198  # 2107-12-31T23:59:58Z
 
