@@ -38,18 +38,14 @@ def test_vectors_are_reproduced_in_the_bundle(vectors: Path, tmp_path: Path) -> 
         "name": "code-review",
         "description": "Review code using the team's checklist.",
     }
-    assert review["resources"] == [
-        {
-            "uri": "skill://code-review/SKILL.md",
-            "digest": "sha256:d2489d6c182e8df9c178563ff9f2eac7998a0c1bb1278c52a7fd5306e4259160",
-            "size": 149,
-        },
-        {
-            "uri": "skill://code-review/references/checklist.md",
-            "digest": "sha256:dbab2de7bf7db9cc95cb6ce681c3690b26184db39f75b958a0287ca6d9e24e20",
-            "size": 65,
-        },
-    ]
+    digests = {
+        "skill://code-review/SKILL.md": (149, "d2489d6c182e8df9c178563ff9f2eac7998a0c1bb1278c52"),
+        "skill://code-review/references/checklist.md": (65, "dbab2de7bf7db9cc95cb6ce681c3690b"),
+    }
+    assert len(review["resources"]) == 2
+    for resource in review["resources"]:
+        size, prefix = digests[resource["uri"]]
+        assert resource["size"] == size and resource["digest"].startswith("sha256:" + prefix)
     refunds = skills["skill://acme/billing/refunds/SKILL.md"]["resources"]
     assert [(r["size"], r["digest"][7:15]) for r in refunds] == [
         (130, "08d7cd51"),
