@@ -55,7 +55,9 @@ from .zipformat import (
 Compression = Literal["deflate", "stored"]
 COMPRESSIONS: tuple[Compression, ...] = ("deflate", "stored")
 COMPRESS_LEVEL = 6
-_WINDOW = 64  # files compressed ahead of the one being written
+_WINDOW = 8  # batches compressed ahead of the one being written
+_BATCH_BYTES = 256 * 1024
+_BATCH_FILES = 256
 
 
 class BuildError(SkillpackError):
@@ -151,28 +153,46 @@ def _read_checked(source: ContentSource, entry: FileEntry) -> bytes:
         raise BuildError("BLD001", f"{entry.uri}: cannot read: {exc.strerror or exc}") from None
 
 
+def _batches(files: list[tuple[str, FileEntry]]) -> Iterator[list[tuple[str, FileEntry]]]:
+    """Consecutive files in groups of about _BATCH_BYTES (one big file is a group)."""
+    batch: list[tuple[str, FileEntry]] = []
+    size = 0
+    for item in files:
+        batch.append(item)
+        size += item[1].size
+        if size >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 def _prepared_files(
     files: list[tuple[str, FileEntry]], source: ContentSource, compression: Compression
 ) -> Iterator[_Prepared]:
     """Read, re-check and compress files on two threads (zlib, hashlib and file reads
-    release the GIL), yielding them in order with a bounded look-ahead."""
+    release the GIL), in batches so small files do not pay a hand-off each, yielding
+    them in order with a bounded look-ahead."""
 
-    def job(name: str, entry: FileEntry) -> _Prepared:
-        return _prepare(name, _read_checked(source, entry), entry.executable, compression)
+    def job(batch: list[tuple[str, FileEntry]]) -> list[_Prepared]:
+        return [
+            _prepare(name, _read_checked(source, entry), entry.executable, compression)
+            for name, entry in batch
+        ]
 
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
-        pending: deque[Future[_Prepared]] = deque()
-        todo = iter(files)
-        for name, entry in todo:
-            pending.append(pool.submit(job, name, entry))
+        pending: deque[Future[list[_Prepared]]] = deque()
+        todo = _batches(files)
+        for batch in todo:
+            pending.append(pool.submit(job, batch))
             if len(pending) >= _WINDOW:
                 break
         while pending:
             done = pending.popleft().result()
             nxt = next(todo, None)
             if nxt is not None:
-                pending.append(pool.submit(job, *nxt))
-            yield done
+                pending.append(pool.submit(job, nxt))
+            yield from done
 
 
 def write_bundle(
