@@ -118,7 +118,8 @@ class SkillDiff:
         if self.kind != "modified":
             n = len(self.files)
             return [f"{head} ({self.kind}, {n} file{'s' if n != 1 else ''})"]
-        return [head] + [f"    {c.render()}" for c in (*self.frontmatter, *self.files)]
+        changes = [c.render() for c in self.frontmatter] + [c.render() for c in self.files]
+        return [head] + [f"    {line}" for line in changes]
 
     def to_json(self) -> dict[str, Any]:
         return {
