@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+# SKILLPACK_SHARED points at shared/ when the checkout is not beside it (a worktree)
+SHARED = Path(os.environ.get("SKILLPACK_SHARED", REPO.parent / "shared"))
 VECTORS = SHARED / "vectors"
 CORPUS = SHARED / "corpus" / "anthropics-skills"
 EXAMPLES = REPO / "examples"

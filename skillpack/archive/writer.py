@@ -1,0 +1,274 @@
+"""The deterministic bundle writer.
+
+The same manifest, lock and file bytes give the same archive bytes, whatever the
+checkout time, mtimes, umask, walk order, locale, user or Python version (3.11 to
+3.13): the zip structures are written here field by field (not by :mod:`zipfile`,
+whose output could change between Python releases), and only zlib's deflate output
+is taken from the platform (``--compression stored`` avoids even that).
+
+Rules: metadata entries first (``.skillpack/skillpack.lock``, ``.skillpack/index.json``),
+then every file once under its decoded URI path, sorted by name bytes; one fixed
+timestamp (SOURCE_DATE_EPOCH clamped to the DOS range, else 1980-01-01 00:00:00);
+"made by" Unix, mode 0644 or 0755 (the lock's executable bit) on a regular file; no
+extra fields; the UTF-8 flag on non-ASCII names only; deflate at level 6, and an entry
+is stored instead when deflate would not make it smaller or would look like a zip bomb
+to a reader (see :data:`~skillpack.archive.zipformat.MAX_RATIO`); the zip comment names
+the format version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+import zlib
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import BinaryIO, Literal
+
+from ..content import ContentSource, IntegrityError, check_bytes
+from ..errors import EXIT_FINDINGS, SkillpackError
+from ..manifest import FileEntry, Manifest
+from . import INDEX_ENTRY, LOCK_ENTRY, ZIP_COMMENT
+from .index import index_bytes
+from .paths import collision_key, unsafe_published_path
+from .zipformat import (
+    CENTRAL,
+    CENTRAL_SIG,
+    DEFLATED,
+    END,
+    END_SIG,
+    FLAG_UTF8,
+    LOCAL,
+    LOCAL_SIG,
+    MAX_ENTRIES,
+    MAX_OFFSET,
+    MAX_RATIO,
+    RATIO_FLOOR,
+    STORED,
+    SYSTEM_UNIX,
+    VERSION,
+    dos_datetime,
+)
+
+Compression = Literal["deflate", "stored"]
+COMPRESSIONS: tuple[Compression, ...] = ("deflate", "stored")
+COMPRESS_LEVEL = 6
+_WINDOW = 8  # batches compressed ahead of the one being written
+_BATCH_BYTES = 256 * 1024
+_BATCH_FILES = 256
+
+
+class BuildError(SkillpackError):
+    """The archive cannot be written (exit 1: the inputs are at fault)."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(code, message, None, hint, EXIT_FINDINGS)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    digest: str  #: ``sha256:<hex>`` of the archive bytes
+    size: int  #: archive size in bytes
+    files: int  #: file entries (metadata entries not counted)
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    name: bytes
+    flags: int
+    method: int
+    crc: int
+    size: int
+    payload: bytes
+    mode: int
+
+
+def archive_name(skill_path: str, file: FileEntry) -> str:
+    """The entry name of a skill file: its decoded URI path."""
+    return f"{skill_path}/{file.path}"
+
+
+def archive_files(manifest: Manifest) -> list[tuple[str, FileEntry]]:
+    """Every file once, as (entry name, entry), sorted by name bytes; refuses names a
+    reader would refuse."""
+    by_name: dict[str, FileEntry] = {}
+    keys: dict[str, str] = {}
+    for skill, f in manifest.files():
+        name = archive_name(skill.skill_path, f)
+        if name in by_name:
+            continue
+        problem = unsafe_published_path(name)
+        if problem is not None:
+            raise BuildError("BLD002", f"{f.uri}: cannot be put in a bundle: the path {problem[1]}")
+        key = collision_key(name)
+        if key in keys:
+            raise BuildError(
+                "BLD003",
+                f"{name} and {keys[key]} differ only in case or Unicode normalization",
+                "rename one: they would overwrite each other on macOS and Windows",
+            )
+        keys[key] = name
+        by_name[name] = f
+    return sorted(by_name.items(), key=lambda item: item[0].encode("utf-8"))
+
+
+def _prepare(name: str, data: bytes, executable: bool, compression: Compression) -> _Prepared:
+    raw_name = name.encode("utf-8")
+    flags = 0 if raw_name.isascii() else FLAG_UTF8
+    method, payload = STORED, data
+    if compression == "deflate":
+        packed = zlib.compress(data, COMPRESS_LEVEL, wbits=-15)
+        bomb_like = len(data) > RATIO_FLOOR and len(data) > MAX_RATIO * len(packed)
+        if len(packed) < len(data) and not bomb_like:
+            method, payload = DEFLATED, packed
+    mode = stat.S_IFREG | (0o755 if executable else 0o644)
+    return _Prepared(raw_name, flags, method, zlib.crc32(data), len(data), payload, mode)
+
+
+class _HashingWriter:
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+        self.hash = hashlib.sha256()
+        self.offset = 0
+
+    def write(self, data: bytes) -> None:
+        self.fh.write(data)
+        self.hash.update(data)
+        self.offset += len(data)
+
+
+def _read_checked(source: ContentSource, entry: FileEntry) -> bytes:
+    try:
+        return check_bytes(entry, source.read_raw(entry))
+    except IntegrityError as exc:
+        raise BuildError(
+            "BLD001",
+            f"{entry.uri} changed while the bundle was being built "
+            f"({exc.message.split(': ', 1)[-1]})",
+            "run the build again once the files stop changing",
+        ) from None
+    except OSError as exc:
+        raise BuildError("BLD001", f"{entry.uri}: cannot read: {exc.strerror or exc}") from None
+
+
+def _batches(files: list[tuple[str, FileEntry]]) -> Iterator[list[tuple[str, FileEntry]]]:
+    """Consecutive files in groups of about _BATCH_BYTES (one big file is a group)."""
+    batch: list[tuple[str, FileEntry]] = []
+    size = 0
+    for item in files:
+        batch.append(item)
+        size += item[1].size
+        if size >= _BATCH_BYTES or len(batch) >= _BATCH_FILES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _prepared_files(
+    files: list[tuple[str, FileEntry]], source: ContentSource, compression: Compression
+) -> Iterator[_Prepared]:
+    """Read, re-check and compress files on two threads (zlib, hashlib and file reads
+    release the GIL), in batches so small files do not pay a hand-off each, yielding
+    them in order with a bounded look-ahead."""
+
+    def job(batch: list[tuple[str, FileEntry]]) -> list[_Prepared]:
+        return [
+            _prepare(name, _read_checked(source, entry), entry.executable, compression)
+            for name, entry in batch
+        ]
+
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
+        pending: deque[Future[list[_Prepared]]] = deque()
+        todo = _batches(files)
+        for batch in todo:
+            pending.append(pool.submit(job, batch))
+            if len(pending) >= _WINDOW:
+                break
+        while pending:
+            done = pending.popleft().result()
+            nxt = next(todo, None)
+            if nxt is not None:
+                pending.append(pool.submit(job, nxt))
+            yield from done
+
+
+def write_bundle(
+    fh: BinaryIO,
+    manifest: Manifest,
+    lock_bytes: bytes,
+    source: ContentSource,
+    *,
+    compression: Compression = "deflate",
+    epoch: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> WriteResult:
+    """Write the bundle of ``manifest`` to ``fh``. Every file is read from ``source`` and
+    checked against the manifest again while it is written (BuildError BLD001 if it
+    changed). ``progress(done, total)`` is called after each file."""
+    if compression not in COMPRESSIONS:
+        raise BuildError("BLD004", f"unknown compression {compression!r} (use deflate or stored)")
+    files = archive_files(manifest)
+    if len(files) + 2 > MAX_ENTRIES:
+        raise BuildError(
+            "BLD005", f"{len(files)} files: bundle format 1 holds at most {MAX_ENTRIES - 2}"
+        )
+    dos_time, dos_date = dos_datetime(epoch)
+    out = _HashingWriter(fh)
+    central: list[bytes] = []
+
+    def add(p: _Prepared) -> None:
+        start = out.offset
+        if start > MAX_OFFSET:
+            raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")
+        # the fields local header and central directory record share
+        common = (p.flags, p.method, dos_time, dos_date, p.crc, len(p.payload), p.size)
+        out.write(LOCAL.pack(LOCAL_SIG, VERSION, 0, *common, len(p.name), 0))
+        central.append(
+            CENTRAL.pack(
+                CENTRAL_SIG,
+                VERSION,
+                SYSTEM_UNIX,
+                VERSION,
+                0,
+                *common,
+                len(p.name),
+                0,
+                0,
+                0,
+                0,
+                p.mode << 16,
+                start,
+            )
+            + p.name
+        )
+        out.write(p.name)
+        out.write(p.payload)
+
+    add(_prepare(LOCK_ENTRY, lock_bytes, False, compression))
+    add(_prepare(INDEX_ENTRY, index_bytes(manifest), False, compression))
+    for done, prepared in enumerate(_prepared_files(files, source, compression), 1):
+        add(prepared)
+        if progress is not None:
+            progress(done, len(files))
+    cd_offset = out.offset
+    if cd_offset > MAX_OFFSET:
+        raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")
+    for record in central:
+        out.write(record)
+    out.write(
+        END.pack(
+            END_SIG,
+            0,
+            0,
+            len(central),
+            len(central),
+            out.offset - cd_offset,
+            cd_offset,
+            len(ZIP_COMMENT),
+        )
+        + ZIP_COMMENT
+    )
+    return WriteResult("sha256:" + out.hash.hexdigest(), out.offset, len(files))

@@ -1,0 +1,167 @@
+"""The build pipeline: discover, lint, manifest, lock, archive.
+
+:func:`build` is the library form of ``skillpack build``. The archive is written to a
+temporary file beside the output and renamed into place, so an interrupted build
+leaves no half archive; every file is hashed again while it is written.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .archive.writer import COMPRESSIONS, Compression, write_bundle
+from .config import Config
+from .content import TreeSource
+from .discovery import SKIP_UNREADABLE, SourceSkill, SourceTree, discover
+from .errors import EXIT_FINDINGS, SkillpackError, UsageError, display_path
+from .fsutil import atomic_writer, write_if_changed
+from .lock import LockError, check_lock, render_lock
+from .manifest import Manifest, build_manifest
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    output: Path
+    digest: str  #: ``sha256:<hex>`` of the archive
+    size: int  #: archive bytes
+    skills: int
+    files: int
+    lock_path: Path
+    lock_written: bool
+    lint: str  #: "passed", "skipped" (--no-lint) or "unavailable" (no skillpack.lint)
+
+
+def run_lint_gate(tree: SourceTree, skills: Iterable[SourceSkill]) -> list[Any] | None:
+    """The lint findings at error severity, or None when lint is not available.
+
+    The seam to the linter: ``from skillpack.lint import lint_tree``, called as
+    ``lint_tree(tree, skills)`` and returning an iterable of findings, each with a
+    ``.severity`` (``"error"`` stops the build) and a ``str()`` rendering.
+    """
+    try:
+        from .lint import lint_tree  # type: ignore[attr-defined]
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("skillpack.lint", f"{__package__}.lint"):
+            raise
+        return None
+    return [f for f in lint_tree(tree, list(skills)) if getattr(f, "severity", "") == "error"]
+
+
+def source_date_epoch(environ: Mapping[str, str] | None = None) -> int | None:
+    """``SOURCE_DATE_EPOCH`` as an int, None when unset or empty."""
+    value = (os.environ if environ is None else environ).get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise UsageError(
+            "BLD007",
+            f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds",
+            hint="set it to an integer such as $(git log -1 --format=%ct), or unset it",
+        )
+    return int(value)
+
+
+def default_output(config: Config) -> Path:
+    return config.project_dir / config.build.output / f"{config.name}-{config.version}.skp"
+
+
+def tree_source(tree: SourceTree, manifest: Manifest) -> TreeSource:
+    """The files on disk behind ``manifest``, keyed by URI."""
+    paths = {skill.uri(f.rel): f.path for skill in tree.skills for f in skill.files}
+    return TreeSource(manifest, paths)
+
+
+def _unreadable(tree: SourceTree) -> list[str]:
+    found = [f"{p.path}: {p.detail}" for p in tree.problems if p.kind == SKIP_UNREADABLE]
+    for skill in tree.skills:
+        found += [f"{s.path}: {s.detail}" for s in skill.skipped if s.kind == SKIP_UNREADABLE]
+    return sorted(set(found))
+
+
+def build(
+    config: Config,
+    *,
+    output: Path | None = None,
+    locked: bool = False,
+    lint: bool = True,
+    compression: str | None = None,
+    progress: Progress | None = None,
+    epoch: int | None = None,
+) -> BuildResult:
+    """Build the bundle of ``config``'s tree; see ``skillpack build --help``."""
+    chosen = compression or config.build.compression
+    if chosen not in COMPRESSIONS:
+        raise UsageError("BLD004", f"unknown compression {chosen!r} (use deflate or stored)")
+    mode: Compression = "stored" if chosen == "stored" else "deflate"
+    tree = discover(config)
+    unreadable = _unreadable(tree)
+    if unreadable:
+        raise SkillpackError(
+            "BLD006",
+            f"{len(unreadable)} path(s) in the skill tree cannot be read",
+            hint="fix the permissions or exclude them",
+            exit_code=EXIT_FINDINGS,
+            details=unreadable[:20],
+        )
+    lint_state = "skipped"
+    if lint:
+        findings = run_lint_gate(tree, tree.skills)
+        if findings is None:
+            lint_state = "unavailable"
+            print(
+                "note: skillpack.lint is not available; building without linting", file=sys.stderr
+            )
+        elif findings:
+            raise SkillpackError(
+                "BLD010",
+                f"lint found {len(findings)} error(s); the bundle was not built",
+                hint="fix them (see 'skillpack lint') or pass --no-lint",
+                exit_code=EXIT_FINDINGS,
+                details=[str(f) for f in findings[:50]],
+            )
+        else:
+            lint_state = "passed"
+    manifest = build_manifest(tree)
+    lock_bytes = render_lock(manifest)
+    lock_path = config.lock_path
+    if locked:
+        status = check_lock(lock_path, manifest, lock_bytes)
+        if not status.up_to_date:
+            raise LockError(
+                "LCK004",
+                f"--locked: {status.problem}",
+                display_path(lock_path),
+                "run 'skillpack lock' and commit the result",
+                list(status.lines),
+            )
+        written = False
+    else:
+        written = write_if_changed(lock_path, lock_bytes)
+    target = output if output is not None else default_output(config)
+    with atomic_writer(target) as fh:
+        result = write_bundle(
+            fh,
+            manifest,
+            lock_bytes,
+            tree_source(tree, manifest),
+            compression=mode,
+            epoch=source_date_epoch() if epoch is None else epoch,
+            progress=progress,
+        )
+    return BuildResult(
+        target,
+        result.digest,
+        result.size,
+        len(manifest.skills),
+        result.files,
+        lock_path,
+        written,
+        lint_state,
+    )

@@ -1,0 +1,29 @@
+"""Canonical JSON: one byte form per JSON value.
+
+Used wherever two JSON values must compare exactly (``1`` is not ``1.0`` is not
+``true``, although Python's ``==`` says they are): the bundle index, frontmatter
+comparison in ``diff`` and ``lock --check``. Keys are sorted, separators compact,
+non-ASCII kept as UTF-8, NaN and infinities refused (the strict frontmatter reader
+never produces them).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical text of a JSON-compatible value."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def canonical_bytes(value: Any) -> bytes:
+    return canonical_json(value).encode("utf-8")
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """True when ``a`` and ``b`` are the same JSON value (types included)."""
+    return canonical_json(a) == canonical_json(b)

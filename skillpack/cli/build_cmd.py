@@ -1,0 +1,71 @@
+"""``skillpack build [PATH] [-o OUT] [--locked] [--no-lint] [--compression ...]``."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import plural
+from .lock_cmd import ConfigOpt, PathArg
+
+
+class CompressionChoice(StrEnum):
+    deflate = "deflate"
+    stored = "stored"
+
+
+def build_command(
+    path: PathArg = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o", "--output", help="Bundle to write (default: <output>/<name>-<version>.skp)."
+        ),
+    ] = None,
+    locked: Annotated[
+        bool, typer.Option("--locked", help="Fail (exit 1) instead of updating a stale lock.")
+    ] = False,
+    no_lint: Annotated[bool, typer.Option("--no-lint", help="Skip the lint gate.")] = False,
+    compression: Annotated[
+        CompressionChoice | None,
+        typer.Option(
+            "--compression",
+            help="deflate (default) or stored (identical bytes across zlib builds too).",
+        ),
+    ] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Lint, lock and write a reproducible bundle archive (.skp)."""
+    from ..build import build
+    from ..config import resolve_config
+    from ..errors import display_path
+    from ._progress import ProgressBar
+
+    cfg = resolve_config([path] if path else [], config)
+    bar = ProgressBar("building")
+    try:
+        result = build(
+            cfg,
+            output=output,
+            locked=locked,
+            lint=not no_lint,
+            compression=compression.value if compression else None,
+            progress=bar,
+        )
+    finally:
+        bar.close()
+    if result.lock_written:
+        typer.echo(f"wrote {display_path(result.lock_path)}")
+    typer.echo(f"built {display_path(result.output)}")
+    typer.echo(f"  {result.digest}")
+    typer.echo(
+        f"  {plural(result.skills, 'skill')}, {plural(result.files, 'file')}, "
+        f"{result.size} bytes (lint: {result.lint})"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("build")(build_command)

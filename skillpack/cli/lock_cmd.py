@@ -1,0 +1,63 @@
+"""``skillpack lock [PATH] [--check]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import plural
+
+PathArg = Annotated[
+    Path | None, typer.Argument(help="Project directory or a path inside it (default: cwd).")
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Use this configuration file.", dir_okay=False)
+]
+
+
+def lock_command(
+    path: PathArg = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Do not write: exit 1 and list the changes if the lock is stale."
+        ),
+    ] = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Write skillpack.lock: every skill's frontmatter and files with sizes and digests."""
+    from ..config import resolve_config
+    from ..discovery import discover
+    from ..errors import display_path
+    from ..lock import LockError, check_lock, render_lock
+    from ..manifest import build_manifest
+
+    cfg = resolve_config([path] if path else [], config)
+    manifest = build_manifest(discover(cfg))
+    data = render_lock(manifest)
+    shown = display_path(cfg.lock_path)
+    counts = f"{plural(len(manifest.skills), 'skill')}, {plural(manifest.file_count, 'file')}"
+    if check:
+        status = check_lock(cfg.lock_path, manifest, data)
+        if not status.up_to_date:
+            raise LockError(
+                "LCK004",
+                status.problem,
+                shown,
+                "run 'skillpack lock' and commit the result",
+                list(status.lines),
+            )
+        typer.echo(f"{shown} is up to date ({counts})")
+        return
+    from ..fsutil import write_if_changed
+
+    if write_if_changed(cfg.lock_path, data):
+        typer.echo(f"wrote {shown} ({counts})")
+    else:
+        typer.echo(f"{shown} is up to date ({counts})")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("lock")(lock_command)

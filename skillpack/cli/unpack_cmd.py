@@ -1,0 +1,33 @@
+"""``skillpack unpack BUNDLE DIR [--force]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import plural
+from .verify_cmd import BundleArg
+
+
+def unpack_command(
+    bundle: BundleArg,
+    dest: Annotated[Path, typer.Argument(help="Directory to write the skills into.")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a directory that is not empty.")
+    ] = False,
+) -> None:
+    """Verify a bundle, then write its skills (and its lock) into DIR."""
+    from ..errors import display_path
+    from ..unpack import unpack_bundle
+
+    result = unpack_bundle(bundle, dest, force=force)
+    typer.echo(
+        f"unpacked {plural(result.skills, 'skill')}, {plural(result.files, 'file')} "
+        f"into {display_path(result.dest)}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("unpack")(unpack_command)

@@ -1,0 +1,321 @@
+"""The lockfile (``skillpack.lock``): the manifest as canonical TOML.
+
+Written with tomli-w, read with tomllib, following PEP 751's ``pylock.toml``
+conventions (``lock-version``, ``created-by``, kebab-case keys, sizes next to
+digests)::
+
+    lock-version = "1.0"
+    created-by = "skillpack"
+    index-digest = "sha256:..."   # sha256 of the bundle index built from this lock
+    name = "acme-skills"
+    version = "1.0.0"
+
+    [[skills]]
+    path = "acme/billing/refunds"
+    uri = "skill://acme/billing/refunds/SKILL.md"
+    files = [
+        { path = "SKILL.md", size = 130, digest = "sha256:..." },
+        { path = "scripts/run.py", size = 88, digest = "sha256:...", executable = true },
+    ]
+
+    [skills.frontmatter]
+    description = "..."
+    name = "refunds"
+
+Canonical: skills in skill-path byte order, files in manifest order (``SKILL.md``
+first, then by URI bytes), frontmatter keys sorted, ``executable`` written only when
+true, nothing that changes between runs. The same manifest always gives the same
+bytes, so a rerun rewrites nothing and a change is a small diff.
+
+TOML has no null. A null anywhere in a frontmatter is recorded in
+``frontmatter-nulls``, a list of RFC 6901 JSON Pointers: a null mapping member is left
+out of the TOML table, a null list item is written as the placeholder ``{}``. Integers
+and floats stay apart (TOML keeps ``1`` and ``1.0`` distinct), so every JSON value
+the strict frontmatter reader produces survives a round trip exactly.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .archive.index import index_digest
+from .archive.paths import unsafe_published_path
+from .errors import EXIT_FINDINGS, Location, SkillpackError
+from .frontmatter import JSONValue
+from .manifest import FileEntry, Manifest, SkillEntry
+from .uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
+
+LOCK_VERSION = "1.0"
+CREATED_BY = "skillpack"
+SCHEMA = "lock.schema.json"
+
+#: The first three lines of every lock skillpack writes. A fast reader takes the
+#: index digest from here without parsing the TOML (these lines are top-level
+#: key/value pairs whatever follows, so reading them is unambiguous).
+PROLOGUE_RE = re.compile(
+    rb'lock-version = "1\.0"\ncreated-by = "[A-Za-z0-9 ._+/-]*"\n'
+    rb'index-digest = "(sha256:[0-9a-f]{64})"\n'
+)
+
+
+class LockError(SkillpackError):
+    """A lock that cannot be read or does not describe a valid manifest (exit 1)."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        where: str,
+        hint: str | None = None,
+        details: list[str] | None = None,
+    ) -> None:
+        super().__init__(code, message, Location(where), hint, EXIT_FINDINGS, details or [])
+
+
+@dataclass(frozen=True)
+class Lock:
+    manifest: Manifest
+    index_digest: str
+    created_by: str
+
+
+# --- nulls ----------------------------------------------------------------------
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def split_nulls(value: JSONValue, pointer: str = "") -> tuple[Any, list[str]]:
+    """``value`` with nulls removed (mapping members) or replaced by ``{}`` (list items),
+    keys sorted, and the JSON Pointers of the nulls."""
+    nulls: list[str] = []
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key in sorted(value):
+            child = f"{pointer}/{_escape(key)}"
+            if value[key] is None:
+                nulls.append(child)
+                continue
+            out[key], inner = split_nulls(value[key], child)
+            nulls.extend(inner)
+        return out, nulls
+    if isinstance(value, list):
+        items: list[Any] = []
+        for i, item in enumerate(value):
+            child = f"{pointer}/{i}"
+            if item is None:
+                nulls.append(child)
+                items.append({})
+                continue
+            converted, inner = split_nulls(item, child)
+            items.append(converted)
+            nulls.extend(inner)
+        return items, nulls
+    return value, nulls
+
+
+def restore_nulls(value: dict[str, Any], pointers: list[str]) -> dict[str, Any]:
+    """Put the nulls named by ``pointers`` back into ``value`` (in place); ValueError if a
+    pointer does not name a left-out member or a ``{}`` placeholder."""
+    for pointer in pointers:
+        tokens = [_unescape(t) for t in pointer.split("/")[1:]]
+        node: Any = value
+        for token in tokens[:-1]:
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                raise ValueError(f"frontmatter-nulls: {pointer!r} does not exist")
+        last = tokens[-1]
+        if isinstance(node, dict) and last not in node:
+            node[last] = None
+        elif (
+            isinstance(node, list)
+            and last.isdigit()
+            and int(last) < len(node)
+            and node[int(last)] == {}
+        ):
+            node[int(last)] = None
+        else:
+            raise ValueError(f"frontmatter-nulls: {pointer!r} is not a null placeholder")
+    return value
+
+
+# --- writing --------------------------------------------------------------------
+def lock_document(manifest: Manifest) -> dict[str, Any]:
+    skills = []
+    for skill in manifest.skills:
+        frontmatter, nulls = split_nulls(dict(skill.frontmatter))
+        table: dict[str, Any] = {"path": skill.skill_path, "uri": skill.uri}
+        if nulls:
+            table["frontmatter-nulls"] = nulls
+        table["files"] = [_file_table(f) for f in skill.files]
+        table["frontmatter"] = frontmatter
+        skills.append(table)
+    return {
+        "lock-version": LOCK_VERSION,
+        "created-by": CREATED_BY,
+        "index-digest": index_digest(manifest),
+        "name": manifest.name,
+        "version": manifest.version,
+        "skills": skills,
+    }
+
+
+def _file_table(f: FileEntry) -> dict[str, Any]:
+    table: dict[str, Any] = {"path": f.path, "size": f.size, "digest": f.digest}
+    if f.executable:
+        table["executable"] = True
+    return table
+
+
+def render_lock(manifest: Manifest) -> bytes:
+    """The canonical lock bytes of ``manifest``."""
+    import tomli_w  # only writers need it
+
+    return tomli_w.dumps(lock_document(manifest)).encode("utf-8")
+
+
+# --- reading --------------------------------------------------------------------
+def prologue_index_digest(data: bytes) -> str | None:
+    """The ``index-digest`` of a lock skillpack wrote, read from its first lines only."""
+    match = PROLOGUE_RE.match(data)
+    return match.group(1).decode("ascii") if match else None
+
+
+def parse_lock(data: bytes, where: str) -> Lock:
+    """Parse and validate lock bytes: TOML syntax, the JSON Schema, safe paths, URIs,
+    nulls, and that ``index-digest`` matches the manifest the lock describes."""
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise LockError(
+            "LCK001", f"lock is not valid TOML: {exc}", where, "regenerate it with 'skillpack lock'"
+        ) from None
+    from ._schemas import validation_errors
+
+    errors = validation_errors(SCHEMA, doc)
+    if errors:
+        raise LockError(
+            "LCK002",
+            f"lock does not match its schema at '{errors[0][0]}': {errors[0][1]}",
+            where,
+            "regenerate it with 'skillpack lock'",
+            [f"also at '{k}': {m}" for k, m in errors[1:5]],
+        )
+    manifest = _manifest_of(doc, where)
+    expected = index_digest(manifest)
+    if doc["index-digest"] != expected:
+        raise LockError(
+            "LCK003",
+            f"index-digest {doc['index-digest']} does not match the locked skills "
+            f"(they give {expected})",
+            where,
+            "the lock was edited by hand; regenerate it with 'skillpack lock'",
+        )
+    return Lock(manifest, expected, doc["created-by"])
+
+
+def _manifest_of(doc: Mapping[str, Any], where: str) -> Manifest:
+    skills: list[SkillEntry] = []
+    seen: set[str] = set()
+    for table in doc["skills"]:
+        skill_path: str = table["path"]
+        bad = [s for s in skill_path.split("/") if not is_valid_segment(s) or s[0] == "."]
+        if bad or skill_path in seen:
+            reason = f"segment {bad[0]!r} is not allowed" if bad else "is listed twice"
+            raise LockError("LCK002", f"skill path {skill_path!r} {reason}", where)
+        seen.add(skill_path)
+        if table["uri"] != skill_md_uri(skill_path):
+            raise LockError(
+                "LCK002",
+                f"skill {skill_path!r}: uri {table['uri']!r} should be "
+                f"{skill_md_uri(skill_path)!r}",
+                where,
+            )
+        try:
+            frontmatter = restore_nulls(table["frontmatter"], table.get("frontmatter-nulls", []))
+        except ValueError as exc:
+            raise LockError("LCK002", f"skill {skill_path!r}: {exc}", where) from None
+        files: list[FileEntry] = []
+        paths: set[str] = set()
+        for f in table["files"]:
+            problem = unsafe_published_path(f"{skill_path}/{f['path']}")
+            if problem or f["path"] in paths:
+                reason = problem[1] if problem else "is listed twice"
+                raise LockError(
+                    "LCK002", f"skill {skill_path!r}: file {f['path']!r} {reason}", where
+                )
+            paths.add(f["path"])
+            files.append(
+                FileEntry(
+                    f["path"],
+                    file_uri(skill_path, f["path"]),
+                    f["size"],
+                    f["digest"],
+                    f.get("executable", False),
+                )
+            )
+        if files[0].path != SKILL_MD:
+            raise LockError(
+                "LCK002", f"skill {skill_path!r}: the first file must be SKILL.md", where
+            )
+        skills.append(SkillEntry(skill_path, table["uri"], frontmatter, tuple(files)))
+    return Manifest(doc["name"], doc["version"], tuple(skills))
+
+
+def read_lock(path: Path, where: str | None = None) -> Lock:
+    """Read and validate the lock at ``path``."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise LockError(
+            "LCK005", "lock file not found", where or str(path), "create it with 'skillpack lock'"
+        ) from None
+    except OSError as exc:
+        raise LockError(
+            "LCK005", f"cannot read the lock: {exc.strerror}", where or str(path)
+        ) from None
+    return parse_lock(data, where or str(path))
+
+
+# --- checking -------------------------------------------------------------------
+@dataclass(frozen=True)
+class LockStatus:
+    """How the lock on disk compares with the manifest of the tree."""
+
+    up_to_date: bool
+    problem: str  #: "" when up to date, else one line saying what is wrong
+    lines: tuple[str, ...] = ()  #: the changes, one per line (see skillpack.diff)
+
+
+def check_lock(path: Path, manifest: Manifest, expected: bytes | None = None) -> LockStatus:
+    """Compare the lock at ``path`` with what :func:`render_lock` gives for ``manifest``."""
+    from .diff import diff_manifests
+
+    expected = render_lock(manifest) if expected is None else expected
+    try:
+        actual = Path(path).read_bytes()
+    except FileNotFoundError:
+        return LockStatus(False, "the lock does not exist")
+    if actual == expected:
+        return LockStatus(True, "")
+    try:
+        locked = parse_lock(actual, str(path)).manifest
+    except LockError as exc:
+        return LockStatus(False, f"the lock is not valid: {exc.code} {exc.message}")
+    changes = diff_manifests(locked, manifest)
+    if changes.same:
+        return LockStatus(False, "the lock is not in canonical form (formatting differs)")
+    return LockStatus(
+        False, f"the lock is out of date: {changes.summary()}", tuple(changes.lines())
+    )

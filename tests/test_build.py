@@ -1,0 +1,274 @@
+"""skillpack build: vectors, reproducibility, the lock gate, atomic output, real trees."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests._bundles import build, make_project
+from tests.conftest import EXAMPLES, REPO, run_cli, write_skill
+
+PYTHONS = {
+    "3.12": Path("/root/.pyenv/versions/3.12.1/bin/python3.12"),
+    "3.13": Path("/root/.pyenv/versions/3.13.0/bin/python3.13"),
+}
+
+
+def test_vectors_are_reproduced_in_the_bundle(vectors: Path, tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    shutil.copytree(vectors / "code-review", project / "skills" / "code-review")
+    shutil.copytree(vectors / "refunds", project / "billing" / "refunds")
+    (project / "skillpack.toml").write_text(
+        'name = "vectors"\nversion = "1.0.0"\n'
+        'roots = ["skills", {path = "billing", prefix = "acme/billing"}]\n'
+    )
+    bundle = build(project, tmp_path / "v.skp")
+    proc = run_cli("inspect", bundle, "--json")
+    assert proc.returncode == 0, proc.stderr
+    skills = {s["uri"]: s for s in json.loads(proc.stdout)["skills"]}
+    review = skills["skill://code-review/SKILL.md"]
+    assert review["frontmatter"] == {
+        "name": "code-review",
+        "description": "Review code using the team's checklist.",
+    }
+    digests = {
+        "skill://code-review/SKILL.md": (149, "d2489d6c182e8df9c178563ff9f2eac7998a0c1bb1278c52"),
+        "skill://code-review/references/checklist.md": (65, "dbab2de7bf7db9cc95cb6ce681c3690b"),
+    }
+    assert len(review["resources"]) == 2
+    for resource in review["resources"]:
+        size, prefix = digests[resource["uri"]]
+        assert resource["size"] == size and resource["digest"].startswith("sha256:" + prefix)
+    refunds = skills["skill://acme/billing/refunds/SKILL.md"]["resources"]
+    assert [(r["size"], r["digest"][7:15]) for r in refunds] == [
+        (130, "08d7cd51"),
+        (24, "303346af"),
+    ]
+    with zipfile.ZipFile(bundle) as zf:
+        assert (
+            zf.read("acme/billing/refunds/templates/refund-email.md")
+            == (vectors / "refunds" / "templates" / "refund-email.md").read_bytes()
+        )
+
+
+def _copy_scrambled(src: Path, dst: Path, seed: int, umask: int) -> None:
+    """Copy ``src`` creating files in a shuffled order under ``umask``, with random mtimes."""
+    rng = random.Random(seed)
+    files = sorted(p for p in src.rglob("*") if p.is_file())
+    rng.shuffle(files)
+    old = os.umask(umask)
+    try:
+        for f in files:
+            target = dst / f.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(f.read_bytes())
+            os.chmod(target, (0o777 & ~umask) if os.access(f, os.X_OK) else (0o666 & ~umask))
+            stamp = rng.randint(0, 2_000_000_000)
+            os.utime(target, (stamp, stamp))
+    finally:
+        os.umask(old)
+
+
+def test_build_is_reproducible_across_checkouts(tmp_path: Path) -> None:
+    origin = make_project(tmp_path / "origin")
+    write_skill(origin / "skills", "unicodé", files={"ünï/cödé.md": "hi\n", "a b.md": "sp\n"})
+    _copy_scrambled(origin, tmp_path / "one", seed=1, umask=0o022)
+    _copy_scrambled(origin, tmp_path / "two", seed=2, umask=0o077)
+    a = build(tmp_path / "one", tmp_path / "a.skp")
+    b = run_cli(
+        "build",
+        tmp_path / "two",
+        "-o",
+        tmp_path / "b.skp",
+        "--no-lint",
+        env={"LC_ALL": "C", "TZ": "Pacific/Kiritimati"},
+    )
+    assert b.returncode == 0, b.stderr
+    assert a.read_bytes() == (tmp_path / "b.skp").read_bytes()
+    assert (tmp_path / "one" / "skillpack.lock").read_bytes() == (
+        tmp_path / "two" / "skillpack.lock"
+    ).read_bytes()
+    with zipfile.ZipFile(a) as zf:
+        infos = zf.infolist()
+        names = [i.filename for i in infos]
+        assert names[:2] == [".skillpack/skillpack.lock", ".skillpack/index.json"]
+        assert names[2:] == sorted(names[2:], key=lambda n: n.encode())
+        assert all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in infos)
+        assert all(i.create_system == 3 and i.extra == b"" for i in infos)
+        modes = {i.filename: i.external_attr >> 16 for i in infos}
+        assert modes["tools/scripts/run.sh"] == 0o100755
+        assert modes["tools/SKILL.md"] == 0o100644
+        unicode = zf.getinfo("unicodé/ünï/cödé.md")
+        assert unicode.flag_bits & 0x800
+        assert not zf.getinfo("tools/SKILL.md").flag_bits & 0x800
+        assert zf.comment == b"skillpack-bundle/1"
+
+
+def test_source_date_epoch_and_stored_compression(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    plain = build(project, tmp_path / "plain.skp")
+    proc = run_cli(
+        "build",
+        project,
+        "-o",
+        tmp_path / "sde.skp",
+        "--no-lint",
+        env={"SOURCE_DATE_EPOCH": "1700000000"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(tmp_path / "sde.skp") as zf:
+        assert {i.date_time for i in zf.infolist()} == {(2023, 11, 14, 22, 13, 20)}
+    assert (tmp_path / "sde.skp").read_bytes() != plain.read_bytes()
+    early = run_cli(
+        "build", project, "-o", tmp_path / "early.skp", "--no-lint", env={"SOURCE_DATE_EPOCH": "0"}
+    )
+    assert early.returncode == 0
+    assert (tmp_path / "early.skp").read_bytes() == plain.read_bytes()  # clamped to 1980
+    bad = run_cli("build", project, "-o", tmp_path / "x.skp", env={"SOURCE_DATE_EPOCH": "soon"})
+    assert bad.returncode == 2 and "BLD007" in bad.stderr
+    stored = build(project, tmp_path / "stored.skp", "--compression", "stored")
+    with zipfile.ZipFile(stored) as zf:
+        assert {i.compress_type for i in zf.infolist()} == {zipfile.ZIP_STORED}
+    assert run_cli("verify", stored).returncode == 0
+
+
+def _venv_for(python: Path, cache: Path) -> Path | None:
+    venv = cache / f"venv-{python.name}"
+    exe = venv / "bin" / "python"
+    if exe.exists():
+        return exe
+    try:
+        subprocess.run([python, "-m", "venv", venv], check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                exe,
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "typer",
+                "tomli-w",
+                "pathspec",
+                "ruamel.yaml",
+                "jsonschema",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+    except (subprocess.SubprocessError, OSError):
+        shutil.rmtree(venv, ignore_errors=True)
+        return None
+    return exe
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", sorted(PYTHONS))
+def test_same_bytes_under_another_python(
+    version: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    python = PYTHONS[version]
+    if not python.exists():
+        pytest.skip(f"python{version} is not installed")
+    exe = _venv_for(python, Path(request.config.cache.mkdir("skillpack-pythons")))
+    if exe is None:
+        pytest.skip(f"cannot install the build dependencies for python{version}")
+    project = make_project(tmp_path / "p")
+    here = build(project, tmp_path / "here.skp")
+    there = tmp_path / "there.skp"
+    for flags in ((), ("--compression", "stored")):
+        here = build(project, tmp_path / "here.skp", *flags)
+        proc = subprocess.run(
+            [exe, "-m", "skillpack", "build", project, "-o", there, "--no-lint", *flags],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert there.read_bytes() == here.read_bytes(), f"python{version} {flags}"
+
+
+def test_locked_build_fails_on_a_stale_lock_and_writes_nothing(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    out = tmp_path / "out.skp"
+    missing = run_cli("build", project, "-o", out, "--locked", "--no-lint")
+    assert missing.returncode == 1 and "LCK004 --locked: the lock does not exist" in missing.stderr
+    build(project, out)
+    before = out.read_bytes()
+    (project / "skills" / "code-review" / "references" / "checklist.md").write_text("changed\n")
+    stale = run_cli("build", project, "-o", out, "--locked", "--no-lint")
+    assert stale.returncode == 1
+    assert "~ file references/checklist.md" in stale.stderr
+    assert out.read_bytes() == before
+    fresh = run_cli("build", project, "-o", out, "--no-lint")
+    assert fresh.returncode == 0 and "wrote " in fresh.stdout
+    assert run_cli("build", project, "-o", out, "--locked", "--no-lint").returncode == 0
+
+
+def test_failed_build_leaves_no_archive_or_temp_file(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    write_skill(project / "skills", "broken", frontmatter="name: broken\ndescription: [unclosed\n")
+    out_dir = tmp_path / "dist"
+    proc = run_cli("build", project, "-o", out_dir / "x.skp", "--no-lint")
+    assert proc.returncode == 1
+    assert "SP003" in proc.stderr and "broken/SKILL.md" in proc.stderr
+    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+
+
+def test_build_output_and_lint_gate_note(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    proc = run_cli("build", project)
+    assert proc.returncode == 0, proc.stderr
+    out = project / "dist" / "demo-1.0.0.skp"
+    assert out.is_file()
+    lines = proc.stdout.splitlines()
+    assert lines[1] == "built " + str(out) or lines[1].endswith("dist/demo-1.0.0.skp")
+    digest = lines[2].strip()
+    import hashlib
+
+    assert digest == "sha256:" + hashlib.sha256(out.read_bytes()).hexdigest()
+    assert lines[3].strip().startswith("3 skills, 7 files, ")
+    try:
+        import skillpack.lint  # noqa: F401
+    except ModuleNotFoundError:
+        assert "skillpack.lint is not available" in proc.stderr
+    assert "\r" not in proc.stderr  # no progress bar without a terminal
+
+
+def test_examples_build_verify_inspect(tmp_path: Path) -> None:
+    project = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, project)
+    bundle = build(project, tmp_path / "ex.skp")
+    assert (project / "skillpack.lock").read_bytes() == (EXAMPLES / "skillpack.lock").read_bytes()
+    verify = run_cli("verify", bundle)
+    assert verify.returncode == 0, verify.stderr
+    assert "acme-skills 1.0.0, 5 skills, 10 files verified" in verify.stdout
+    inspect = run_cli("inspect", bundle)
+    assert "skill acme/billing/refunds (2 files, 809 bytes)" in inspect.stdout
+    assert "scripts/extract.py x" in inspect.stdout
+    assert inspect.stdout.rstrip().endswith("total: 5 skills, 10 files, 4708 bytes")
+
+
+def test_corpus_build_verify_inspect(corpus: Path, tmp_path: Path) -> None:
+    project = tmp_path / "corpus"
+    project.mkdir()
+    (project / "skillpack.toml").write_text(
+        f'name = "anthropics-skills"\nversion = "1.0.0"\nroots = ["{corpus}"]\n'
+    )
+    bundle = build(project, tmp_path / "corpus.skp")
+    verify = run_cli("verify", bundle)
+    assert verify.returncode == 0, verify.stderr
+    assert "12 skills" in verify.stdout
+    info = json.loads(run_cli("inspect", bundle, "--json").stdout)
+    on_disk = sorted(p for p in corpus.rglob("*") if p.is_file() and not p.name.startswith("."))
+    assert info["totals"]["files"] == len(on_disk)
+    assert info["totals"]["bytes"] == sum(p.stat().st_size for p in on_disk)
+    assert {s["frontmatter"]["name"] for s in info["skills"]} == {p.name for p in corpus.iterdir()}

@@ -1,0 +1,204 @@
+"""skillpack lock / lock --check through the real CLI, and the lock format itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillpack._schemas import load_schema
+from skillpack.canonical import canonical_json
+from skillpack.lock import render_lock, restore_nulls, split_nulls
+from tests._bundles import make_project
+from tests.conftest import EXAMPLES, run_cli, write_skill
+
+
+def test_lock_writes_canonical_file_and_rerun_rewrites_nothing(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    first = run_cli("lock", project)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("wrote ")
+    assert "skillpack.lock (3 skills, 7 files)" in first.stdout
+    lock = project / "skillpack.lock"
+    text = lock.read_text("utf-8")
+    assert text.startswith(
+        'lock-version = "1.0"\ncreated-by = "skillpack"\nindex-digest = "sha256:'
+    )
+    doc = tomllib.loads(text)
+    assert [s["path"] for s in doc["skills"]] == ["code-review", "tools", "tools/nested"]
+    tools = doc["skills"][1]
+    assert [f["path"] for f in tools["files"]] == [
+        "SKILL.md",
+        "assets/blob.bin",
+        "nested/SKILL.md",
+        "nested/notes.md",
+        "scripts/run.sh",
+    ]
+    assert [f.get("executable", False) for f in tools["files"]] == [False] * 4 + [True]
+    assert tools["files"][1] == {
+        "path": "assets/blob.bin",
+        "size": 256,
+        "digest": "sha256:40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880",
+    }
+    os.utime(lock, (1_000_000, 1_000_000))
+    again = run_cli("lock", project)
+    assert again.returncode == 0
+    assert "is up to date" in again.stdout
+    assert lock.stat().st_mtime == 1_000_000  # not rewritten
+    assert lock.read_text("utf-8") == text
+    check = run_cli("lock", "--check", project)
+    assert check.returncode == 0 and "up to date" in check.stdout
+
+
+def test_lock_validates_against_schema(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    assert run_cli("lock", project).returncode == 0
+    doc = tomllib.loads((project / "skillpack.lock").read_text("utf-8"))
+    jsonschema.validate(doc, load_schema("lock.schema.json"))
+    doc["skills"][0]["files"][0]["size"] = -1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, load_schema("lock.schema.json"))
+
+
+def test_examples_lock_is_committed_and_current() -> None:
+    proc = run_cli("lock", "--check", EXAMPLES)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ("modify", "~ file references/checklist.md (12 -> 18 bytes"),
+        ("add", "+ file references/extra.md (6 bytes)"),
+        ("remove", "- file references/checklist.md"),
+        ("skill", "+ skill brand-new (added, 1 file)"),
+        ("drop", "- skill code-review (removed, 2 files)"),
+        ("frontmatter", '~ frontmatter /description: "Does a useful thing.'),
+    ],
+)
+def test_lock_check_lists_changes_and_exits_1(tmp_path: Path, change: str, expected: str) -> None:
+    project = make_project(tmp_path / "p")
+    assert run_cli("lock", project).returncode == 0
+    skill = project / "skills" / "code-review"
+    if change == "modify":
+        (skill / "references" / "checklist.md").write_text("- [ ] tests, docs\n")
+    elif change == "add":
+        (skill / "references" / "extra.md").write_text("extra\n")
+    elif change == "remove":
+        (skill / "references" / "checklist.md").unlink()
+    elif change == "skill":
+        write_skill(project / "skills", "brand-new")
+    elif change == "drop":
+        import shutil
+
+        shutil.rmtree(skill)
+    else:
+        write_skill(project / "skills", "code-review", description="Reviews code. Use it a lot.")
+    before = (project / "skillpack.lock").read_bytes()
+    proc = run_cli("lock", "--check", project)
+    assert proc.returncode == 1
+    assert "LCK004 the lock is out of date" in proc.stderr
+    assert expected in proc.stderr
+    assert "run 'skillpack lock'" in proc.stderr
+    assert (project / "skillpack.lock").read_bytes() == before  # --check never writes
+
+
+def test_lock_check_reports_missing_invalid_and_noncanonical_locks(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    proc = run_cli("lock", "--check", project)
+    assert proc.returncode == 1 and "the lock does not exist" in proc.stderr
+    assert run_cli("lock", project).returncode == 0
+    lock = project / "skillpack.lock"
+    good = lock.read_text("utf-8")
+    lock.write_text(good.replace("\n\n", "\n\n\n", 1))  # same data, other formatting
+    proc = run_cli("lock", "--check", project)
+    assert proc.returncode == 1 and "not in canonical form" in proc.stderr
+    lock.write_text(good.replace('name = "demo"', 'name = "demo"\nsurprise = 1'))
+    proc = run_cli("lock", "--check", project)
+    assert proc.returncode == 1 and "LCK002" in proc.stderr and "surprise" in proc.stderr
+    lock.write_text(good.replace("size = 12", "size = 13"))
+    proc = run_cli("lock", "--check", project)
+    assert proc.returncode == 1 and "LCK003 index-digest" in proc.stderr  # hand-edited
+    lock.write_text("not [ toml")
+    proc = run_cli("lock", "--check", project)
+    assert proc.returncode == 1 and "LCK001" in proc.stderr
+
+
+FRONTMATTER_WITH_NULLS = """\
+name: odd
+description: Keeps every JSON value exactly. Use it to test the lock.
+license:
+metadata:
+  ratio: 1.0
+  count: 1
+  flag: true
+  nothing: null
+  list: [a, null, 2, 2.5, {}]
+  "key/with~slash": ~
+"""
+
+
+def test_nulls_and_number_types_survive_the_lock_exactly(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    write_skill(project, "odd", frontmatter=FRONTMATTER_WITH_NULLS)
+    assert run_cli("lock", project).returncode == 0
+    text = (project / "skillpack.lock").read_text("utf-8")
+    assert (
+        'frontmatter-nulls = [\n    "/license",\n    "/metadata/key~1with~0slash",\n'
+        '    "/metadata/list/1",\n    "/metadata/nothing",\n]'
+    ) in text
+    assert "ratio = 1.0\n" in text and "count = 1\n" in text
+    assert run_cli("build", project, "-o", tmp_path / "odd.skp", "--no-lint").returncode == 0
+    proc = run_cli("inspect", tmp_path / "odd.skp", "--json")
+    assert proc.returncode == 0, proc.stderr
+    fm = json.loads(proc.stdout)["skills"][0]["frontmatter"]
+    assert canonical_json(fm["metadata"]) == canonical_json(
+        {
+            "count": 1,
+            "flag": True,
+            "key/with~slash": None,
+            "list": ["a", None, 2, 2.5, {}],
+            "nothing": None,
+            "ratio": 1.0,
+        }
+    )
+    assert fm["license"] is None
+    assert run_cli("lock", "--check", project).returncode == 0
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), json_values, max_size=5))
+def test_split_and_restore_nulls_round_trip_through_toml(value: dict) -> None:
+    import tomli_w
+
+    stripped, nulls = split_nulls(value)
+    parsed = tomllib.loads(tomli_w.dumps({"fm": stripped}))["fm"]
+    assert canonical_json(restore_nulls(parsed, nulls)) == canonical_json(value)
+
+
+def test_render_lock_is_a_function_of_the_manifest_only(tmp_path: Path) -> None:
+    from skillpack.config import resolve_config
+    from skillpack.discovery import discover
+    from skillpack.manifest import build_manifest
+
+    manifest = build_manifest(discover(resolve_config([EXAMPLES])))
+    assert render_lock(manifest) == (EXAMPLES / "skillpack.lock").read_bytes()

@@ -1,0 +1,274 @@
+"""The safe reader: one hostile archive per refusal, tamper tests, fast and full modes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import struct
+import subprocess
+import sys
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from skillpack.archive import BundleError
+from skillpack.archive.reader import open_bundle
+from skillpack.content import IntegrityError
+from tests._bundles import (
+    Entry,
+    build,
+    data_offset,
+    entries,
+    info,
+    make_project,
+    patch_sizes,
+    rewrite,
+    write_zip,
+)
+from tests.conftest import REPO, cli_env, run_cli
+
+LOCK = ".skillpack/skillpack.lock"
+INDEX = ".skillpack/index.json"
+CHECKLIST = "code-review/references/checklist.md"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = make_project(tmp_path_factory.mktemp("reader") / "p")
+    (root / "skills" / "tools" / "assets" / "zeros.bin").write_bytes(bytes(2 << 20))
+    return root
+
+
+@pytest.fixture(scope="module")
+def base(project: Path) -> Path:
+    return build(project, project.parent / "base.skp")
+
+
+@pytest.fixture(scope="module")
+def stored(project: Path) -> Path:
+    return build(project, project.parent / "stored.skp", "--compression", "stored")
+
+
+def _add(*new: Entry) -> Callable[[list[Entry]], list[Entry]]:
+    return lambda items: [*items, *new]
+
+
+def _replace(name: str, make: Callable[[zipfile.ZipInfo, bytes], Entry]) -> Callable:
+    return lambda items: [
+        make(zi, data) if zi.filename == name else (zi, data) for zi, data in items
+    ]
+
+
+def _drop(name: str) -> Callable[[list[Entry]], list[Entry]]:
+    return lambda items: [(zi, d) for zi, d in items if zi.filename != name]
+
+
+def _same(zi: zipfile.ZipInfo, method: int | None = None) -> zipfile.ZipInfo:
+    return info(zi.filename, zi.external_attr >> 16, zi.compress_type if method is None else method)
+
+
+def _edit_lock(old: bytes, new: bytes) -> Callable:
+    return _replace(LOCK, lambda zi, d: (_same(zi), d.replace(old, new, 1)))
+
+
+def _edit_index(items: list[Entry]) -> list[Entry]:
+    def change(zi: zipfile.ZipInfo, data: bytes) -> Entry:
+        doc = json.loads(data)
+        doc["skills"][0]["frontmatter"]["description"] = "Something else entirely."
+        return _same(zi), json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+
+    return _replace(INDEX, change)(items)
+
+
+HOSTILE = {
+    "absolute": (_add((info("/etc/evil.md"), b"x")), "BND002", "/etc/evil.md"),
+    "parent": (_add((info("tools/../../evil.md"), b"x")), "BND003", "tools/../../evil.md"),
+    "backslash": (_add((info("tools\\evil.md"), b"x")), "BND004", "tools\\evil.md"),
+    "drive": (_add((info("C:/evil.md"), b"x")), "BND005", "C:/evil.md"),
+    "symlink": (_add((info("tools/link", 0o120777), b"/etc/passwd")), "BND006", "symbolic link"),
+    "directory": (_add((info("tools/dir/", 0o040755), b"")), "BND006", "tools/dir/: directory"),
+    "fifo": (_add((info("tools/pipe", 0o010644), b"")), "BND006", "tools/pipe"),
+    "duplicate": (_add((info("tools/SKILL.md"), b"x")), "BND007", "tools/SKILL.md"),
+    "case": (_add((info("tools/skill.md"), b"x")), "BND008", "'tools/SKILL.md'"),
+    "nfc": (
+        _add((info("tools/caf\u00e9.md"), b"1"), (info("tools/cafe\u0301.md"), b"2")),
+        "BND008",
+        "NFC normalization",
+    ),
+    "size": (
+        _replace(CHECKLIST, lambda zi, d: (_same(zi), d + b"more")),
+        "BND009",
+        f"{CHECKLIST}: size 16 differs from the locked 12",
+    ),
+    "bomb": (
+        _replace("tools/assets/zeros.bin", lambda zi, d: (_same(zi, zipfile.ZIP_DEFLATED), d)),
+        "BND010",
+        "tools/assets/zeros.bin: compression ratio",
+    ),
+    "unlisted": (_add((info("tools/extra.md"), b"x")), "BND011", "tools/extra.md: file not listed"),
+    "missing": (
+        _drop("tools/nested/notes.md"),
+        "BND012",
+        "tools/nested/notes.md: listed in the lock",
+    ),
+    "schema": (
+        _edit_lock(b'lock-version = "1.0"', b'lock-version = "9.9"'),
+        "BND013",
+        "does not match its schema",
+    ),
+    "lock-edit": (_edit_lock(b"size = 12\n", b"size = 13\n"), "BND013", "index-digest"),
+    "index": (_edit_index, "BND014", ".skillpack/index.json"),
+    "empty-segment": (_add((info("tools//x.md"), b"x")), "BND016", "tools//x.md"),
+    "reserved": (_add((info(".skillpack/extra"), b"x")), "BND016", ".skillpack/extra"),
+    "method": (
+        _replace(CHECKLIST, lambda zi, d: (_same(zi, zipfile.ZIP_BZIP2), d)),
+        "BND017",
+        f"{CHECKLIST}: unsupported compression method 12",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_verify_refuses_hostile_archive(case: str, base: Path, tmp_path: Path) -> None:
+    change, code, text = HOSTILE[case]
+    hostile = rewrite(base, tmp_path / f"{case}.skp", change)
+    proc = run_cli("verify", hostile)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert code in proc.stderr and text in proc.stderr, proc.stderr
+
+
+def test_refuses_archives_that_are_not_bundles(base: Path, tmp_path: Path) -> None:
+    plain = write_zip(tmp_path / "plain.zip", entries(base), comment=b"")
+    proc = run_cli("verify", plain)
+    assert proc.returncode == 1 and "BND015 not a skillpack bundle" in proc.stderr
+    junk = tmp_path / "junk.skp"
+    junk.write_bytes(b"not a zip at all")
+    proc = run_cli("inspect", junk)
+    assert proc.returncode == 1 and "BND001" in proc.stderr
+    proc = run_cli("verify", tmp_path / "absent.skp")
+    assert proc.returncode == 2 and "BND001 bundle not found" in proc.stderr
+
+
+def test_declared_size_smaller_than_the_data_is_refused(stored: Path, tmp_path: Path) -> None:
+    # the entry inflates to 40 bytes but its headers and the lock say 12
+    lying = rewrite(
+        stored,
+        tmp_path / "lying.skp",
+        _replace(CHECKLIST, lambda zi, d: (_same(zi, zipfile.ZIP_DEFLATED), b"-" * 40)),
+    )
+    lying.write_bytes(patch_sizes(lying.read_bytes(), CHECKLIST, 12))
+    proc = run_cli("verify", lying)
+    assert proc.returncode == 1
+    assert f"BND010 {CHECKLIST}: inflates beyond its declared 12 bytes" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        LOCK,
+        INDEX,
+        "code-review/SKILL.md",
+        CHECKLIST,
+        "tools/scripts/run.sh",
+        "tools/assets/blob.bin",
+        "tools/nested/notes.md",
+    ],
+)
+def test_one_flipped_byte_fails_verify_naming_the_entry(
+    name: str, stored: Path, tmp_path: Path
+) -> None:
+    offset, length = data_offset(stored, name)
+    raw = bytearray(stored.read_bytes())
+    raw[offset + length // 2] ^= 0x01
+    tampered = tmp_path / "tampered.skp"
+    tampered.write_bytes(raw)
+    proc = run_cli("verify", tampered)
+    assert proc.returncode == 1
+    assert name in proc.stderr, proc.stderr
+
+
+def test_every_flipped_byte_in_a_deflated_bundle_is_caught(base: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(base) as zf:
+        names = [i.filename for i in zf.infolist()]
+    for name in names:
+        offset, length = data_offset(base, name)
+        raw = bytearray(base.read_bytes())
+        raw[offset + length // 2] ^= 0x10
+        tampered = tmp_path / "t.skp"
+        tampered.write_bytes(raw)
+        with pytest.raises((BundleError, IntegrityError)) as caught:
+            open_bundle(tampered, mode="full").close()
+        assert name in str(caught.value) or name.split("/", 1)[1] in str(caught.value)
+
+
+def test_crc_consistent_tampering_is_caught_by_the_digest(stored: Path, tmp_path: Path) -> None:
+    offset, length = data_offset(stored, CHECKLIST)
+    raw = bytearray(stored.read_bytes())
+    raw[offset] = ord("+")
+    crc = zlib.crc32(bytes(raw[offset : offset + length]))
+    with zipfile.ZipFile(stored) as zf:
+        header = zf.getinfo(CHECKLIST).header_offset
+    struct.pack_into("<L", raw, header + 14, crc)
+    cd = bytes(raw).find(b"PK\x01\x02" + bytes(raw[header + 4 : header + 6]), offset)
+    while bytes(raw[cd + 46 : cd + 46 + len(CHECKLIST)]) != CHECKLIST.encode():
+        cd = bytes(raw).find(b"PK\x01\x02", cd + 4)
+    struct.pack_into("<L", raw, cd + 16, crc)
+    tampered = tmp_path / "crc.skp"
+    tampered.write_bytes(raw)
+    assert zipfile.ZipFile(tampered).testzip() is None  # a zip tool sees nothing wrong
+    proc = run_cli("verify", tampered)
+    assert proc.returncode == 1
+    assert "INT001 skill://code-review/references/checklist.md: digest" in proc.stderr
+
+
+def test_fast_mode_api(base: Path, project: Path, tmp_path: Path) -> None:
+    with open_bundle(base, mode="full") as full:
+        expected = full.manifest
+    with open_bundle(base, mode="fast") as fast:
+        assert fast.manifest == expected
+        assert fast.lock_bytes == (project / "skillpack.lock").read_bytes()
+        assert fast.lock_digest == "sha256:" + hashlib.sha256(fast.lock_bytes).hexdigest()
+        assert fast.archive_digest() == "sha256:" + hashlib.sha256(base.read_bytes()).hexdigest()
+        skill = fast.manifest.skill("skill://tools/SKILL.md")
+        assert skill is not None
+        run = skill.file("skill://tools/scripts/run.sh")
+        assert run is not None and run.executable
+        assert fast.read_verified(run) == b"#!/bin/sh\necho ok\n"
+        assert fast.entry(run).mode == 0o100755
+    # fast mode checks each file when it is read, not before
+    offset, _ = data_offset(base, "tools/scripts/run.sh")
+    raw = bytearray(base.read_bytes())
+    raw[offset + 1] ^= 0xFF
+    (tmp_path / "t.skp").write_bytes(raw)
+    with open_bundle(tmp_path / "t.skp", mode="fast") as fast:
+        assert fast.read_verified(skill.files[0]).startswith(b"---\n")
+        with pytest.raises(BundleError, match=re.escape("tools/scripts/run.sh")):
+            fast.read_verified(run)
+    bad_index = rewrite(base, tmp_path / "i.skp", _edit_index)
+    with pytest.raises(BundleError, match=re.escape("BND014 .skillpack/index.json: index digest")):
+        open_bundle(bad_index, mode="fast")
+
+
+def test_fast_mode_imports_only_the_standard_library(base: Path) -> None:
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from skillpack.archive.reader import open_bundle\n"
+        f"b = open_bundle({str(base)!r}, mode='fast')\n"
+        "for s, f in b.manifest.files(): b.read_verified(f)\n"
+        "new = set(sys.modules) - before\n"
+        "names = {m.split('.')[0] for m in new} - set(sys.stdlib_module_names)\n"
+        "print(sorted(names)); print(sorted(m for m in sys.modules if m.startswith('skillpack')))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=cli_env(), capture_output=True, text=True, cwd=REPO
+    )
+    assert proc.returncode == 0, proc.stderr
+    third_party, ours = proc.stdout.splitlines()
+    assert third_party == "['skillpack']"
+    for heavy in ("skillpack.config", "skillpack.discovery", "skillpack.cli", "skillpack.diff"):
+        assert f"'{heavy}'" not in ours
