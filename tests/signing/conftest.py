@@ -4,11 +4,14 @@ sigstore caches, and small signed-bundle builders."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli, write_skill
+from tests.signing.bundle_stub import build_test_bundle
 from tests.sigstore_local import LocalSigstore
 
 
@@ -66,3 +69,43 @@ def network_available() -> bool:
 def online() -> None:
     if os.environ.get("SKILLPACK_OFFLINE") or not network_available():
         pytest.skip("needs the public sigstore infrastructure (no network)")
+
+
+# ---------------------------------------------------------------- bundles and the CLI
+
+CLI_SHIM = "tests.signing.cli_shim"
+EMAIL = "dev@skillpack.test"
+
+
+def skillpack(*args: str | os.PathLike[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    """The real CLI in a subprocess (with the test bundle reader until the real one lands)."""
+    return run_cli(*args, module=CLI_SHIM, **kwargs)  # type: ignore[arg-type]
+
+
+def write_project(root: Path) -> Path:
+    """Two skills, one nested with a script and a non-ASCII file name."""
+    write_skill(root, "acme/review", files={"references/checklist.md": "- tests pass\n"})
+    write_skill(
+        root,
+        "acme/review/deep",
+        files={"scripts/run.sh": "#!/bin/sh\necho ok\n", "notes/café.md": "crème\n"},
+    )
+    write_skill(root, "brand", files={"assets/logo.svg": b"<svg/>\n"})
+    return root
+
+
+@pytest.fixture
+def bundle(tmp_path: Path) -> Path:
+    """A freshly built, unsigned test bundle ``dist/demo.skp``."""
+    project = write_project(tmp_path / "project")
+    (tmp_path / "dist").mkdir()
+    path, _, _ = build_test_bundle(project, tmp_path / "dist" / "demo.skp")
+    return path
+
+
+@pytest.fixture
+def other_bundle(tmp_path: Path) -> Path:
+    project = tmp_path / "other"
+    write_skill(project, "solo", files={"a.txt": "a\n"})
+    path, _, _ = build_test_bundle(project, tmp_path / "other.skp")
+    return path

@@ -8,9 +8,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sigstore.dsse import StatementBuilder, Subject
+from sigstore.dsse import Statement, StatementBuilder, Subject
 from sigstore.errors import CertValidationError, VerificationError
 from sigstore.models import Bundle, ClientTrustConfig
 from sigstore.oidc import IdentityToken, detect_credential
@@ -62,10 +63,11 @@ def _context(instance: LocalSigstore) -> tuple[SigningContext, Verifier]:
     return SigningContext.from_trust_config(config), Verifier(trusted_root=config.trusted_root)
 
 
-def _statement(data: bytes) -> object:
+def _statement(data: bytes) -> Statement:
+    digest: Any = {"sha256": hashlib.sha256(data).hexdigest()}
     return (
         StatementBuilder()
-        .subjects([Subject(name="a.bin", digest={"sha256": hashlib.sha256(data).hexdigest()})])
+        .subjects([Subject(name="a.bin", digest=digest)])
         .predicate_type("https://skillpack.test/harness")
         .predicate({"n": 1})
         .build()
@@ -79,7 +81,7 @@ def test_real_signer_and_verifier_round_trip(local_sigstore: LocalSigstore) -> N
     ctx, verifier = _context(local_sigstore)
     with ctx.signer(IdentityToken(local_sigstore.token())) as signer:
         artifact = signer.sign_artifact(b"payload")
-        dsse = signer.sign_dsse(_statement(b"payload"))  # type: ignore[arg-type]
+        dsse = signer.sign_dsse(_statement(b"payload"))
     for bundle in (artifact, dsse):
         # a JSON round trip, as a file on disk would do
         assert Bundle.from_json(bundle.to_json()).to_json() == bundle.to_json()
@@ -124,7 +126,7 @@ def test_ambient_github_credential_and_workflow_extensions(local_sigstore: Local
     assert token is not None
     ctx, verifier = _context(local_sigstore)
     with ctx.signer(IdentityToken(token)) as signer:
-        bundle = signer.sign_dsse(_statement(b"x"))  # type: ignore[arg-type]
+        bundle = signer.sign_dsse(_statement(b"x"))
     workflow = local_sigstore.github
     verifier.verify_dsse(
         bundle,

@@ -1,0 +1,184 @@
+"""Signature verification: one pipeline for both modes, failing closed.
+
+1. signature check: keyless (certificate chain to the trusted root, SCT, identity
+   policy, transparency-log inclusion proof + checkpoint + SET, DSSE signature) or key
+   mode (key hint, DSSE signature with ``cryptography``);
+2. payload type is in-toto, the statement parses, the predicate type is skillpack's;
+3. the subject digest is the archive's sha256;
+4. the predicate's lock digest is the lock inside the archive;
+5. the signed file list is the lock's, and every file's bytes match it.
+
+Every failure is a :class:`~skillpack.signing.errors.SignatureError` naming the check;
+an unexpected exception anywhere becomes SIG099, never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from ..errors import SkillpackError, display_path
+from ..manifest import file_digest
+from .content import SignedContent, open_archive
+from .dsse import SignatureFile, read_signature_file
+from .errors import failed, unusable
+from .policy import SignaturePolicy, default_signature_path
+from .statement import PAYLOAD_TYPE, BundleStatement, SignedFile, parse_statement
+
+Opener = Callable[[Path], AbstractContextManager[SignedContent]]
+
+
+@dataclass(frozen=True)
+class VerifiedBundle:
+    """A bundle whose signature and every signed claim checked out."""
+
+    archive: Path
+    signature: Path
+    statement: BundleStatement
+    mode: Literal["keyless", "key"]
+    signer: str  #: certificate identity (keyless) or public-key hint (key mode)
+    issuer: str | None
+    signed_at: datetime | None
+
+    def summary(self) -> str:
+        who = f"{self.signer} (issuer {self.issuer})" if self.mode == "keyless" else (
+            f"key {self.signer[:16]}…"
+        )  # fmt: skip
+        when = f" at {self.signed_at:%Y-%m-%d %H:%M:%S} UTC" if self.signed_at else ""
+        count = len(self.statement.files)
+        return (
+            f"OK: {display_path(self.archive)} signed by {who}{when}; "
+            f"lock and {count} file{'s' if count != 1 else ''} verified"
+        )
+
+
+def check_signature(
+    signature: SignatureFile, policy: SignaturePolicy
+) -> tuple[str, bytes, Literal["keyless", "key"], str, str | None, datetime | None]:
+    """Step 1: the cryptographic check. Returns (payload type, payload, mode, signer,
+    issuer, signing time)."""
+    where = signature.where
+    if policy.key is not None:
+        from .keys import key_hint, load_public_key, verify_with_key
+
+        if not signature.is_key_mode:
+            raise failed(
+                "SIG014",
+                "this is a keyless (certificate) signature, not a key-mode one",
+                where,
+                hint="verify it with --cert-identity and --cert-oidc-issuer",
+            )
+        key = load_public_key(policy.key)
+        payload_type, payload = verify_with_key(signature, key)
+        return payload_type, payload, "key", key_hint(key), None, None
+    if signature.is_key_mode:
+        raise failed(
+            "SIG014",
+            "this signature was made with a key, not keylessly",
+            where,
+            hint="verify it with --key PUBLIC_KEY",
+        )
+    from .keyless import load_trust_config, verify_keyless
+
+    trust = load_trust_config(
+        policy.trust_config, staging=policy.staging, offline=not policy.online
+    )
+    payload_type, payload, signer = verify_keyless(signature, policy.sigstore_policy(), trust)
+    return payload_type, payload, "keyless", signer.identity, signer.issuer, signer.signed_at
+
+
+def check_statement(payload_type: str, payload: bytes, where: str) -> BundleStatement:
+    """Step 2: payload type, statement shape and predicate type."""
+    if payload_type != PAYLOAD_TYPE:
+        raise failed("SIG007", f"payload type is {payload_type!r}, not {PAYLOAD_TYPE!r}", where)
+    return parse_statement(payload, where)
+
+
+def check_subject(statement: BundleStatement, archive_digest: str, where: str) -> None:
+    """Step 3: the statement is about exactly this archive."""
+    if statement.archive_digest != archive_digest:
+        raise failed(
+            "SIG010",
+            "the signature is for another archive: subject sha256 differs",
+            where,
+            details=[
+                f"signed:  {statement.archive_name} {statement.archive_digest}",
+                f"archive: {archive_digest}",
+            ],
+            hint="the archive was changed after signing, or the signature belongs to "
+            "another bundle",
+        )
+
+
+def check_contents(statement: BundleStatement, content: SignedContent, where: str) -> None:
+    """Steps 4 and 5: the lock, the file list and every file's bytes."""
+    if statement.lock_digest != content.lock_digest:
+        raise failed(
+            "SIG011",
+            "the lock inside the archive is not the signed lock",
+            where,
+            details=[f"signed: {statement.lock_digest}", f"lock:   {content.lock_digest}"],
+        )
+    entries = content.manifest.unique_files()
+    signed = {f.uri: f for f in statement.files}
+    problems = [f"not signed: {uri}" for uri in sorted(entries.keys() - signed.keys())]
+    problems += [f"signed but missing: {uri}" for uri in sorted(signed.keys() - entries.keys())]
+    for uri in sorted(entries.keys() & signed.keys()):
+        entry = entries[uri]
+        if SignedFile(entry.uri, entry.digest, entry.size) != signed[uri]:
+            problems.append(f"differs from the signed entry: {uri}")
+    if problems:
+        raise failed(
+            "SIG012", "the archive's files are not the signed files", where, details=problems[:20]
+        )
+    for _, entry in sorted(entries.items()):
+        try:
+            content.read_verified(entry)
+        except SkillpackError as exc:
+            raise failed(
+                "SIG012", f"file does not match its signed digest: {entry.uri}", where,
+                details=[exc.message],
+            ) from None  # fmt: skip
+
+
+def verify_signed_bundle(
+    archive: Path, policy: SignaturePolicy, *, opener: Opener = open_archive
+) -> VerifiedBundle:
+    """Verify ``archive`` against its signature (``policy.signature`` or
+    ``ARCHIVE.sigstore.json``) under ``policy``. Fails closed."""
+    archive = Path(archive)
+    policy.validate()
+    signature_path = policy.signature or default_signature_path(archive)
+    where = display_path(archive)
+    try:
+        try:
+            archive_digest, _ = file_digest(archive)
+        except OSError as exc:
+            raise unusable("SIG015", f"cannot read the archive: {exc.strerror}", where) from None
+        signature = read_signature_file(signature_path)
+        payload_type, payload, mode, signer, issuer, when = check_signature(signature, policy)
+        statement = check_statement(payload_type, payload, signature.where)
+        check_subject(statement, archive_digest, where)
+        with opener(archive) as content:
+            check_subject(statement, content.archive_digest(), where)  # unchanged since
+            check_contents(statement, content, where)
+    except SkillpackError:
+        raise
+    except Exception as exc:
+        raise failed(
+            "SIG099",
+            f"verification failed: {type(exc).__name__}: {exc}",
+            where,
+            hint="the bundle is rejected; rerun with SKILLPACK_DEBUG=1 to see why",
+        ) from exc
+    return VerifiedBundle(archive, signature_path, statement, mode, signer, issuer, when)
+
+
+def require_signature(bundle_path: Path, policy: SignaturePolicy) -> VerifiedBundle:
+    """For hosts (``serve --require-signature``): return the verified signature, or
+    raise a SkillpackError (exit code 1 for a bad or missing signature)."""
+    return verify_signed_bundle(bundle_path, policy)
