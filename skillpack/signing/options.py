@@ -134,3 +134,35 @@ def add_policy_arguments(parser: argparse.ArgumentParser | Any) -> None:
 def policy_from_args(args: argparse.Namespace) -> SignaturePolicy:
     """The :class:`SignaturePolicy` from arguments added by :func:`add_policy_arguments`."""
     return SignaturePolicy(**{o.field: getattr(args, o.field) for o in POLICY_OPTIONS})
+
+
+def add_require_signature_arguments(parser: argparse.ArgumentParser) -> None:
+    """``serve``'s ``--require-signature`` flag and the verification options, as one
+    argparse group (the serve path stays free of typer and sigstore)."""
+    group = parser.add_argument_group(
+        "signature", "refuse to serve a bundle without a valid signature"
+    )
+    group.add_argument(
+        "--require-signature",
+        action="store_true",
+        help="verify BUNDLE.sigstore.json before serving; exit non-zero if it is missing or bad",
+    )
+    add_policy_arguments(group)
+
+
+def required_policy(args: argparse.Namespace) -> SignaturePolicy | None:
+    """The policy ``serve`` must enforce, or None without ``--require-signature``.
+
+    Signature options without ``--require-signature`` are an error (SIG020): silently
+    serving an unchecked bundle to someone who asked for a signer would be worse."""
+    from .errors import unusable
+
+    policy = policy_from_args(args)
+    if not getattr(args, "require_signature", False):
+        if policy.requested or policy.signature is not None:
+            raise unusable(
+                "SIG020", "signature options given without --require-signature",
+                hint="add --require-signature to check the bundle's signature before serving",
+            )  # fmt: skip
+        return None
+    return policy.validate()

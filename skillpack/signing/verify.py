@@ -182,3 +182,18 @@ def require_signature(bundle_path: Path, policy: SignaturePolicy) -> VerifiedBun
     """For hosts (``serve --require-signature``): return the verified signature, or
     raise a SkillpackError (exit code 1 for a bad or missing signature)."""
     return verify_signed_bundle(bundle_path, policy)
+
+
+def enforce_signature(bundle_path: Path, policy: SignaturePolicy | None) -> VerifiedBundle | None:
+    """``serve``'s start-up check: nothing without a policy, else :func:`require_signature`.
+
+    Usage in the server's argparse entry point::
+
+        add_require_signature_arguments(parser)          # skillpack.signing.options
+        ...
+        verified = enforce_signature(bundle, required_policy(args))
+        if verified: print(verified.summary(), file=sys.stderr)
+
+    On failure a SkillpackError propagates: print ``exc.render()`` on stderr and exit
+    with ``exc.exit_code`` (1 for a missing or bad signature, 2 for bad options)."""
+    return None if policy is None else require_signature(bundle_path, policy)

@@ -139,14 +139,17 @@ def real_reader_available() -> bool:
         return False
 
 
-def install() -> None:
-    """Serve ``skillpack.archive.reader`` from this stub unless the real one exists."""
-    if real_reader_available():
-        return
+def stub_modules() -> dict[str, types.ModuleType]:
+    """``skillpack.archive`` and ``skillpack.archive.reader`` served by this stub."""
     package = types.ModuleType("skillpack.archive")
     package.__path__ = []
     reader = types.ModuleType("skillpack.archive.reader")
     reader.open_bundle = open_bundle  # type: ignore[attr-defined]
     package.reader = reader  # type: ignore[attr-defined]
-    sys.modules["skillpack.archive"] = package
-    sys.modules["skillpack.archive.reader"] = reader
+    return {"skillpack.archive": package, "skillpack.archive.reader": reader}
+
+
+def install() -> None:
+    """Serve ``skillpack.archive.reader`` from this stub unless the real one exists."""
+    if not real_reader_available():
+        sys.modules.update(stub_modules())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -268,3 +269,82 @@ def test_argparse_options_match_the_typer_table() -> None:
     )
     fields = {o.field for o in POLICY_OPTIONS}
     assert fields == set(SignaturePolicy.__dataclass_fields__)
+
+
+# ---------------------------------------------------------------- the serve seam
+
+
+def test_serve_require_signature_seam(
+    bundle: Path, keys: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``skillpack serve`` wires in: argparse options, then enforce at start-up."""
+    from skillpack.signing.options import add_require_signature_arguments, required_policy
+    from skillpack.signing.verify import enforce_signature
+    from tests.signing import bundle_stub
+
+    if not bundle_stub.real_reader_available():
+        for name, module in bundle_stub.stub_modules().items():
+            monkeypatch.setitem(sys.modules, name, module)  # removed after the test
+    parser = argparse.ArgumentParser(prog="skillpack serve")
+    parser.add_argument("bundle", type=Path)
+    add_require_signature_arguments(parser)
+
+    def start(*argv: str | Path) -> object:
+        args = parser.parse_args([str(a) for a in argv])
+        return enforce_signature(args.bundle, required_policy(args))
+
+    assert start(bundle) is None  # no signature wanted: nothing checked
+    with pytest.raises(SkillpackError) as exc:
+        start(bundle, "--key", keys[1])
+    assert (exc.value.code, exc.value.exit_code) == ("SIG020", 2)
+    with pytest.raises(SkillpackError) as exc:
+        start(bundle, "--require-signature")
+    assert (exc.value.code, exc.value.exit_code) == ("SIG020", 2)
+    with pytest.raises(SkillpackError) as exc:
+        start(bundle, "--require-signature", "--key", keys[1])
+    assert (exc.value.code, exc.value.exit_code) == ("SIG001", 1)  # unsigned: refuse
+
+    sign_bundle(bundle, SigningOptions(key=keys[0]), opener=open_bundle)
+    verified = start(bundle, "--require-signature", "--key", keys[1])
+    assert verified is not None and verified.mode == "key"  # type: ignore[attr-defined]
+    lock, contents = read_archive(bundle)
+    write_archive(bundle, lock, {**contents, "skill://brand/SKILL.md": b"evil"})
+    with pytest.raises(SkillpackError) as exc:
+        start(bundle, "--require-signature", "--key", keys[1])
+    assert (exc.value.code, exc.value.exit_code) == ("SIG010", 1)
+
+
+# ---------------------------------------------------------------- sigstore's own trust roots
+
+
+@pytest.mark.parametrize(("staging", "rekor"), [(False, "rekor.sigstore.dev"), (True, "sigstage")])
+def test_default_trust_roots_load_offline_into_the_tmp_cache(staging: bool, rekor: str) -> None:
+    import os
+
+    from skillpack.signing.keyless import load_trust_config
+
+    trust = load_trust_config(None, staging=staging, offline=True)
+    assert any(rekor in t.base_url for t in trust.trusted_root._inner.tlogs)
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "sigstore-python"
+    assert cache.is_dir()  # never the user's ~/.cache in tests
+
+
+def test_unreadable_trust_config_is_a_usage_error(tmp_path: Path) -> None:
+    from skillpack.signing.keyless import load_trust_config
+
+    bad = tmp_path / "tc.json"
+    bad.write_text('{"mediaType": "something/else"}')
+    with pytest.raises(SkillpackError) as exc:
+        load_trust_config(bad)
+    assert (exc.value.code, exc.value.exit_code) == ("SIG021", 2)
+    with pytest.raises(SkillpackError) as exc:
+        load_trust_config(tmp_path / "missing.json")
+    assert exc.value.code == "SIG021"
+
+
+@pytest.mark.online
+def test_online_refresh_of_the_production_root(online: None) -> None:
+    from skillpack.signing.keyless import load_trust_config
+
+    trust = load_trust_config(None, offline=False)
+    assert trust.trusted_root._inner.tlogs
