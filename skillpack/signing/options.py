@@ -31,6 +31,7 @@ class Option:
     help: str
     kind: type = str  #: str, Path or bool
     metavar: str | None = None
+    envvar: str | None = None  #: typer commands also read the value from this variable
 
 
 _TRUST_CONFIG = "a sigstore ClientTrustConfig JSON (private sigstore instance)"
@@ -66,7 +67,7 @@ SIGNING_OPTIONS: tuple[Option, ...] = (
            Path, "PRIVATE_KEY"),
     Option("identity_token", ("--identity-token",), "the OIDC identity token for keyless "
            "signing (default: the CI's ambient credential, else the browser flow)",
-           metavar="TOKEN"),
+           metavar="TOKEN", envvar="SIGSTORE_IDENTITY_TOKEN"),
     Option("trust_config", ("--trust-config",), f"sign on {_TRUST_CONFIG}", Path, "FILE"),
     Option("staging", ("--staging",), "sign on sigstore's staging instance", bool),
     Option("output", ("--output", "-o"), "where to write the signature (default: "
@@ -81,7 +82,9 @@ def _typer_parameter(option: Option) -> inspect.Parameter:
         default: Any = typer.Option(False, *option.flags, help=option.help)
         annotation: Any = bool
     else:
-        default = typer.Option(None, *option.flags, help=option.help, metavar=option.metavar)
+        default = typer.Option(
+            None, *option.flags, help=option.help, metavar=option.metavar, envvar=option.envvar
+        )
         annotation = option.kind | None
     return inspect.Parameter(
         option.field, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation

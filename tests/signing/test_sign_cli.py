@@ -208,6 +208,18 @@ def test_missing_or_garbage_signature(bundle: Path, trust_config: Path) -> None:
     assert_rejected(verify(bundle, *IDENTITY, *trust), "SIG002")
 
 
+def test_identity_token_from_the_environment(
+    bundle: Path, local_sigstore: LocalSigstore, trust_config: Path
+) -> None:
+    env = {"SIGSTORE_IDENTITY_TOKEN": local_sigstore.token("env@skillpack.test")}
+    assert skillpack("sign", bundle, "--trust-config", trust_config, env=env).returncode == 0
+    ok = verify(
+        bundle, "--cert-identity", "env@skillpack.test", "--cert-oidc-issuer", DEFAULT_ISSUER,
+        "--trust-config", trust_config,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+
+
 def test_sign_without_any_identity_token_fails_with_advice(
     bundle: Path, trust_config: Path
 ) -> None:
