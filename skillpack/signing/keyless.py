@@ -8,6 +8,7 @@ cache dir); ``online`` refreshes it through TUF first.
 
 from __future__ import annotations
 
+import logging
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -50,6 +51,8 @@ def load_trust_config(
                 hint="expected mediaType application/vnd.dev.sigstore.clienttrustconfig"
                 ".v0.1+json with trustedRoot and signingConfig",
             ) from None
+    if offline:  # offline is skillpack's documented default: sigstore need not warn about it
+        logging.getLogger("sigstore._internal.tuf").setLevel(logging.ERROR)
     try:
         if staging:
             return ClientTrustConfig.staging(offline=offline)

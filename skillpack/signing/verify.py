@@ -56,11 +56,20 @@ class VerifiedBundle:
         )
 
 
-def check_signature(
-    signature: SignatureFile, policy: SignaturePolicy
-) -> tuple[str, bytes, Literal["keyless", "key"], str, str | None, datetime | None]:
-    """Step 1: the cryptographic check. Returns (payload type, payload, mode, signer,
-    issuer, signing time)."""
+@dataclass(frozen=True)
+class SignatureCheck:
+    """What step 1 established: the signed payload and who signed it."""
+
+    payload_type: str
+    payload: bytes
+    mode: Literal["keyless", "key"]
+    signer: str
+    issuer: str | None = None
+    signed_at: datetime | None = None
+
+
+def check_signature(signature: SignatureFile, policy: SignaturePolicy) -> SignatureCheck:
+    """Step 1: the cryptographic check, key mode or keyless."""
     where = signature.where
     if policy.key is not None:
         from .keys import key_hint, load_public_key, verify_with_key
@@ -74,7 +83,7 @@ def check_signature(
             )
         key = load_public_key(policy.key)
         payload_type, payload = verify_with_key(signature, key)
-        return payload_type, payload, "key", key_hint(key), None, None
+        return SignatureCheck(payload_type, payload, "key", key_hint(key))
     if signature.is_key_mode:
         raise failed(
             "SIG014",
@@ -88,7 +97,9 @@ def check_signature(
         policy.trust_config, staging=policy.staging, offline=not policy.online
     )
     payload_type, payload, signer = verify_keyless(signature, policy.sigstore_policy(), trust)
-    return payload_type, payload, "keyless", signer.identity, signer.issuer, signer.signed_at
+    return SignatureCheck(
+        payload_type, payload, "keyless", signer.identity, signer.issuer, signer.signed_at
+    )
 
 
 def check_statement(payload_type: str, payload: bytes, where: str) -> BundleStatement:
@@ -160,8 +171,8 @@ def verify_signed_bundle(
         except OSError as exc:
             raise unusable("SIG015", f"cannot read the archive: {exc.strerror}", where) from None
         signature = read_signature_file(signature_path)
-        payload_type, payload, mode, signer, issuer, when = check_signature(signature, policy)
-        statement = check_statement(payload_type, payload, signature.where)
+        checked = check_signature(signature, policy)
+        statement = check_statement(checked.payload_type, checked.payload, signature.where)
         check_subject(statement, archive_digest, where)
         with opener(archive) as content:
             check_subject(statement, content.archive_digest(), where)  # unchanged since
@@ -175,7 +186,15 @@ def verify_signed_bundle(
             where,
             hint="the bundle is rejected; rerun with SKILLPACK_DEBUG=1 to see why",
         ) from exc
-    return VerifiedBundle(archive, signature_path, statement, mode, signer, issuer, when)
+    return VerifiedBundle(
+        archive,
+        signature_path,
+        statement,
+        checked.mode,
+        checked.signer,
+        checked.issuer,
+        checked.signed_at,
+    )
 
 
 def require_signature(bundle_path: Path, policy: SignaturePolicy) -> VerifiedBundle:
