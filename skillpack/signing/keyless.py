@@ -106,7 +106,6 @@ def sign_keyless(
     statement: BundleStatement, token: IdentityToken, trust: ClientTrustConfig
 ) -> bytes:
     """Sign ``statement`` as a DSSE envelope; return the Sigstore bundle JSON."""
-    import requests
     from sigstore.dsse import Statement
     from sigstore.errors import Error as SigstoreError
     from sigstore.sign import SigningContext
@@ -115,7 +114,7 @@ def sign_keyless(
         context = SigningContext.from_trust_config(trust)
         with context.signer(token, cache=True) as signer:
             bundle = signer.sign_dsse(Statement(statement.to_bytes()))
-    except (SigstoreError, requests.RequestException) as exc:
+    except (SigstoreError, OSError) as exc:  # requests' errors are OSErrors
         raise unusable("SIG032", f"signing failed: {exc}") from None
     except Exception as exc:  # FulcioClientError, RekorClientError, ExpiredCertificate
         if type(exc).__module__.startswith("sigstore"):
