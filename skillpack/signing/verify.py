@@ -14,8 +14,8 @@ an unexpected exception anywhere becomes SIG099, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -156,27 +156,11 @@ def check_contents(statement: BundleStatement, content: SignedContent, where: st
             ) from None  # fmt: skip
 
 
-def verify_signed_bundle(
-    archive: Path, policy: SignaturePolicy, *, opener: Opener = open_archive
-) -> VerifiedBundle:
-    """Verify ``archive`` against its signature (``policy.signature`` or
-    ``ARCHIVE.sigstore.json``) under ``policy``. Fails closed."""
-    archive = Path(archive)
-    policy.validate()
-    signature_path = policy.signature or default_signature_path(archive)
-    where = display_path(archive)
+@contextmanager
+def _fail_closed(where: str) -> Iterator[None]:
+    """Let SkillpackErrors through; turn anything else into SIG099 (a rejection)."""
     try:
-        try:
-            archive_digest, _ = file_digest(archive)
-        except OSError as exc:
-            raise unusable("SIG015", f"cannot read the archive: {exc.strerror}", where) from None
-        signature = read_signature_file(signature_path)
-        checked = check_signature(signature, policy)
-        statement = check_statement(checked.payload_type, checked.payload, signature.where)
-        check_subject(statement, archive_digest, where)
-        with opener(archive) as content:
-            check_subject(statement, content.archive_digest(), where)  # unchanged since
-            check_contents(statement, content, where)
+        yield
     except SkillpackError:
         raise
     except Exception as exc:
@@ -186,6 +170,28 @@ def verify_signed_bundle(
             where,
             hint="the bundle is rejected; rerun with SKILLPACK_DEBUG=1 to see why",
         ) from exc
+
+
+def _signed_statement(
+    archive: Path, policy: SignaturePolicy
+) -> tuple[Path, SignatureCheck, BundleStatement]:
+    """Steps 1 and 2 for ``archive``'s signature file."""
+    signature_path = policy.signature or default_signature_path(archive)
+    signature = read_signature_file(signature_path)
+    checked = check_signature(signature, policy)
+    statement = check_statement(checked.payload_type, checked.payload, signature.where)
+    return signature_path, checked, statement
+
+
+def _against(
+    archive: Path,
+    signed: tuple[Path, SignatureCheck, BundleStatement],
+    content: SignedContent,
+) -> VerifiedBundle:
+    """Steps 3 to 5 against the opened archive."""
+    signature_path, checked, statement = signed
+    check_subject(statement, content.archive_digest(), display_path(archive))
+    check_contents(statement, content, display_path(archive))
     return VerifiedBundle(
         archive,
         signature_path,
@@ -195,6 +201,48 @@ def verify_signed_bundle(
         checked.issuer,
         checked.signed_at,
     )
+
+
+def verify_signed_bundle(
+    archive: Path, policy: SignaturePolicy, *, opener: Opener = open_archive
+) -> VerifiedBundle:
+    """Verify ``archive`` against its signature (``policy.signature`` or
+    ``ARCHIVE.sigstore.json``) under ``policy``. Fails closed.
+
+    The signature and the archive's sha256 are checked before the archive is opened,
+    so a changed archive is reported as such (SIG010), not as whatever the reader
+    trips over first."""
+    archive = Path(archive)
+    policy.validate()
+    where = display_path(archive)
+    with _fail_closed(where):
+        try:
+            archive_digest, _ = file_digest(archive)
+        except OSError as exc:
+            raise unusable("SIG015", f"cannot read the archive: {exc.strerror}", where) from None
+        signed = _signed_statement(archive, policy)
+        check_subject(signed[2], archive_digest, where)
+        with opener(archive) as content:
+            return _against(archive, signed, content)
+    raise AssertionError("unreachable")  # _fail_closed re-raises
+
+
+def signature_check(
+    archive: Path, policy: SignaturePolicy
+) -> Callable[[SignedContent], str | None]:
+    """A check for an already opened bundle: ``skillpack.verify.verify_bundle(path,
+    checks=[signature_check(path, policy)])`` runs the whole signature pipeline on the
+    bundle it opened and reports the summary line. Raises like
+    :func:`verify_signed_bundle`."""
+    archive = Path(archive)
+    policy.validate()
+
+    def check(content: SignedContent) -> str | None:
+        with _fail_closed(display_path(archive)):
+            return _against(archive, _signed_statement(archive, policy), content).summary()
+        raise AssertionError("unreachable")  # _fail_closed re-raises
+
+    return check
 
 
 def require_signature(bundle_path: Path, policy: SignaturePolicy) -> VerifiedBundle:

@@ -348,3 +348,24 @@ def test_online_refresh_of_the_production_root(online: None) -> None:
 
     trust = load_trust_config(None, offline=False)
     assert trust.trusted_root._inner.tlogs
+
+
+def test_signature_check_runs_on_a_bundle_the_reader_already_opened(
+    bundle: Path, keys: tuple[Path, Path]
+) -> None:
+    """The seam ``skillpack.verify.verify_bundle(path, checks=[...])`` plugs into."""
+    from skillpack.signing.verify import signature_check
+
+    sign_bundle(bundle, SigningOptions(key=keys[0]), opener=open_bundle)
+    check = signature_check(bundle, _key_policy(keys))
+    with open_bundle(bundle) as content:
+        line = check(content)
+    assert line is not None and line.startswith("OK: ") and "signed by key" in line
+    lock, contents = read_archive(bundle)
+    write_archive(bundle, lock, contents, extra={"files/brand/extra.txt": b"x"})
+    with open_bundle(bundle) as content, pytest.raises(SkillpackError) as exc:
+        check(content)
+    assert exc.value.code == "SIG010"
+    with pytest.raises(SkillpackError) as exc:
+        signature_check(bundle, SignaturePolicy())
+    assert exc.value.code == "SIG020"
