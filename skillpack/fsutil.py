@@ -11,9 +11,10 @@ from typing import BinaryIO
 
 
 @contextlib.contextmanager
-def atomic_writer(path: Path, mode: int = 0o644) -> Iterator[BinaryIO]:
+def atomic_writer(path: Path, mode: int = 0o644, *, overwrite: bool = True) -> Iterator[BinaryIO]:
     """Open a temporary file beside ``path``; on success fsync it and rename it over
-    ``path``; on any exception remove it and leave ``path`` untouched."""
+    ``path``; on any exception remove it and leave ``path`` untouched. With
+    ``overwrite=False`` an existing ``path`` is never replaced: FileExistsError."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -23,16 +24,20 @@ def atomic_writer(path: Path, mode: int = 0o644) -> Iterator[BinaryIO]:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # atomic, and fails if path exists
+            os.unlink(tmp)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Write ``data`` to ``path`` atomically."""
-    with atomic_writer(path, mode) as fh:
+def atomic_write(path: Path, data: bytes, mode: int = 0o644, *, overwrite: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically (never replacing it if not ``overwrite``)."""
+    with atomic_writer(path, mode, overwrite=overwrite) as fh:
         fh.write(data)
 
 

@@ -36,10 +36,11 @@ def run_cli(
     env: Mapping[str, str] | None = None,
     input: bytes | None = None,
     timeout: float = 120,
+    module: str = "skillpack",
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m skillpack ARGS`` (the real entry point) and capture its output."""
     proc = subprocess.run(
-        [sys.executable, "-m", "skillpack", *map(str, args)],
+        [sys.executable, "-m", module, *map(str, args)],
         cwd=cwd,
         env=cli_env(env),
         input=input.decode() if input is not None else None,

@@ -1,4 +1,5 @@
-"""``skillpack verify BUNDLE``."""
+"""``skillpack verify BUNDLE``: every file against the lock, and with signature options,
+the signature and every signed claim."""
 
 from __future__ import annotations
 
@@ -7,13 +8,29 @@ from typing import Annotated
 
 import typer
 
+from ..signing.options import with_policy_options
+from ..signing.policy import SignaturePolicy
 from ._common import plural
 
-BundleArg = Annotated[Path, typer.Argument(help="The .skp bundle.", dir_okay=False)]
 
+@with_policy_options
+def verify(
+    bundle: Annotated[Path, typer.Argument(help="The .skp bundle.", dir_okay=False)],
+    *,
+    policy: SignaturePolicy,
+) -> None:
+    """Check every file of a bundle against its lock; with signature options, who signed it.
 
-def verify_command(bundle: BundleArg) -> None:
-    """Check every file of a bundle against its lock (exit 1 naming the first problem)."""
+    Keyless signatures are checked offline against the trusted root shipped with
+    sigstore (or --trust-config FILE; --online refreshes it through TUF), then the
+    statement: payload and predicate type, archive sha256, lock digest, every file.
+    Exit 1 naming the first check that failed.
+    """
+    if policy.requested or policy.signature is not None:
+        from ..signing.verify import verify_signed_bundle
+
+        typer.echo(verify_signed_bundle(bundle, policy).summary())
+        return
     from ..errors import display_path
     from ..verify import verify_bundle
 
@@ -29,4 +46,4 @@ def verify_command(bundle: BundleArg) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("verify")(verify_command)
+    app.command("verify")(verify)

@@ -1,0 +1,171 @@
+"""The signature options, declared once for every command that takes them.
+
+``skillpack verify``, ``skillpack serve --require-signature`` (argparse, no typer on
+the serve path), ``skillpack sign`` and ``skillpack build --sign`` all read the same
+:data:`POLICY_OPTIONS` / :data:`SIGNING_OPTIONS` tables:
+
+* typer commands decorate themselves with :func:`with_policy_options` or
+  :func:`with_signing_options` and receive one ``policy``/``signing`` value;
+* argparse parsers call :func:`add_policy_arguments` and :func:`policy_from_args`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .policy import SignaturePolicy, SigningOptions
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Option:
+    field: str  #: the SignaturePolicy / SigningOptions field
+    flags: tuple[str, ...]
+    help: str
+    kind: type = str  #: str, Path or bool
+    metavar: str | None = None
+    envvar: str | None = None  #: typer commands also read the value from this variable
+
+
+_TRUST_CONFIG = "a sigstore ClientTrustConfig JSON (private sigstore instance)"
+
+POLICY_OPTIONS: tuple[Option, ...] = (
+    Option("key", ("--key",), "verify a key-mode signature with this public key "
+           "(skillpack.pub)", Path, "PUBLIC_KEY"),
+    Option("cert_identity", ("--cert-identity",), "the signer identity the certificate must "
+           "name (e-mail, or workflow URI for CI)", metavar="ID"),
+    Option("cert_oidc_issuer", ("--cert-oidc-issuer",), "the OIDC issuer that must have "
+           "vouched for the identity", metavar="URL"),
+    Option("repository", ("--repository",), "GitHub Actions: the repository the workflow ran "
+           "in (implies the GitHub issuer)", metavar="OWNER/REPO"),
+    Option("workflow_ref", ("--workflow-ref", "--ref"), "GitHub Actions: the git ref the "
+           "workflow ran for (refs/tags/v1.0.0)", metavar="REF"),
+    Option("workflow_name", ("--workflow-name",), "GitHub Actions: the workflow's name",
+           metavar="NAME"),
+    Option("workflow_trigger", ("--workflow-trigger",), "GitHub Actions: the triggering event "
+           "(push, release, ...)", metavar="EVENT"),
+    Option("workflow_sha", ("--workflow-sha",), "GitHub Actions: the commit the workflow ran "
+           "at", metavar="SHA"),
+    Option("trust_config", ("--trust-config",), f"verify against {_TRUST_CONFIG} instead of "
+           "sigstore's production root", Path, "FILE"),
+    Option("staging", ("--staging",), "verify against sigstore's staging instance", bool),
+    Option("online", ("--online",), "refresh sigstore's trusted root through TUF first "
+           "(default: offline, the root shipped with sigstore)", bool),
+    Option("signature", ("--signature",), "the signature file (default: BUNDLE.sigstore.json)",
+           Path, "FILE"),
+)  # fmt: skip
+
+SIGNING_OPTIONS: tuple[Option, ...] = (
+    Option("key", ("--key",), "sign with this private key (skillpack.key) instead of keylessly",
+           Path, "PRIVATE_KEY"),
+    Option("identity_token", ("--identity-token",), "the OIDC identity token for keyless "
+           "signing (default: the CI's ambient credential, else the browser flow)",
+           metavar="TOKEN", envvar="SIGSTORE_IDENTITY_TOKEN"),
+    Option("trust_config", ("--trust-config",), f"sign on {_TRUST_CONFIG}", Path, "FILE"),
+    Option("staging", ("--staging",), "sign on sigstore's staging instance", bool),
+    Option("output", ("--output", "-o"), "where to write the signature (default: "
+           "BUNDLE.sigstore.json)", Path, "FILE"),
+)  # fmt: skip
+
+
+def _typer_parameter(option: Option) -> inspect.Parameter:
+    import typer
+
+    if option.kind is bool:
+        default: Any = typer.Option(False, *option.flags, help=option.help)
+        annotation: Any = bool
+    else:
+        default = typer.Option(
+            None, *option.flags, help=option.help, metavar=option.metavar, envvar=option.envvar
+        )
+        annotation = option.kind | None
+    return inspect.Parameter(
+        option.field, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
+
+
+def _with_options(
+    options: tuple[Option, ...], argument: str, build: Callable[[Mapping[str, Any]], Any]
+) -> Callable[[F], F]:
+    """Add ``options`` to a typer command; the command gets ``argument=build(values)``."""
+
+    def decorate(command: F) -> F:
+        signature = inspect.signature(command, eval_str=True)
+        params = [p for p in signature.parameters.values() if p.name != argument]
+        taken = {p.name for p in params}
+        extra = [_typer_parameter(o) for o in options if o.field not in taken]
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {o.field: kwargs.pop(o.field) for o in options if o.field in kwargs}
+            return command(*args, **kwargs, **{argument: build(values)})
+
+        wrapper.__signature__ = signature.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def with_policy_options(command: F) -> F:
+    """Give a typer command the verification options as one ``policy: SignaturePolicy``."""
+    return _with_options(POLICY_OPTIONS, "policy", lambda v: SignaturePolicy(**v))(command)
+
+
+def with_signing_options(command: F) -> F:
+    """Give a typer command the signing options as one ``signing: SigningOptions``."""
+    return _with_options(SIGNING_OPTIONS, "signing", lambda v: SigningOptions(**v))(command)
+
+
+def add_policy_arguments(parser: argparse.ArgumentParser | Any) -> None:
+    """Add the verification options to an argparse parser (or argument group)."""
+    for option in POLICY_OPTIONS:
+        if option.kind is bool:
+            parser.add_argument(*option.flags, dest=option.field, action="store_true",
+                                help=option.help)  # fmt: skip
+        else:
+            parser.add_argument(*option.flags, dest=option.field, type=option.kind,
+                                metavar=option.metavar, help=option.help)  # fmt: skip
+
+
+def policy_from_args(args: argparse.Namespace) -> SignaturePolicy:
+    """The :class:`SignaturePolicy` from arguments added by :func:`add_policy_arguments`."""
+    return SignaturePolicy(**{o.field: getattr(args, o.field) for o in POLICY_OPTIONS})
+
+
+def add_require_signature_arguments(parser: argparse.ArgumentParser) -> None:
+    """``serve``'s ``--require-signature`` flag and the verification options, as one
+    argparse group (the serve path stays free of typer and sigstore)."""
+    group = parser.add_argument_group(
+        "signature", "refuse to serve a bundle without a valid signature"
+    )
+    group.add_argument(
+        "--require-signature",
+        action="store_true",
+        help="verify BUNDLE.sigstore.json before serving; exit non-zero if it is missing or bad",
+    )
+    add_policy_arguments(group)
+
+
+def required_policy(args: argparse.Namespace) -> SignaturePolicy | None:
+    """The policy ``serve`` must enforce, or None without ``--require-signature``.
+
+    Signature options without ``--require-signature`` are an error (SIG020): silently
+    serving an unchecked bundle to someone who asked for a signer would be worse."""
+    from .errors import unusable
+
+    policy = policy_from_args(args)
+    if not getattr(args, "require_signature", False):
+        if policy.requested or policy.signature is not None:
+            raise unusable(
+                "SIG020", "signature options given without --require-signature",
+                hint="add --require-signature to check the bundle's signature before serving",
+            )  # fmt: skip
+        return None
+    return policy.validate()

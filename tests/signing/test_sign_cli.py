@@ -1,0 +1,334 @@
+"""``skillpack sign`` / ``keygen`` / ``verify`` end to end through the real CLI, against
+the local sigstore instance: every signature check and every signed claim."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillpack._schemas import validation_errors
+from tests.conftest import cli_env
+from tests.signing.bundle_stub import read_archive, write_archive
+from tests.signing.conftest import EMAIL, skillpack
+from tests.sigstore_local import DEFAULT_ISSUER, LocalSigstore
+
+IDENTITY = ("--cert-identity", EMAIL, "--cert-oidc-issuer", DEFAULT_ISSUER)
+
+
+def sign_keyless(bundle: Path, instance: LocalSigstore, trust: Path, *extra: str) -> Path:
+    proc = skillpack(
+        "sign", bundle, "--identity-token", instance.token(), "--trust-config", trust, *extra
+    )
+    assert proc.returncode == 0, proc.stderr
+    signature = bundle.with_name(bundle.name + ".sigstore.json")
+    assert f"wrote {signature.name}" in proc.stdout or str(signature) in proc.stdout
+    return signature
+
+
+def verify(bundle: Path, *options: str | Path) -> subprocess.CompletedProcess[str]:
+    return skillpack("verify", bundle, *options)
+
+
+def assert_rejected(proc: subprocess.CompletedProcess[str], code: str, text: str = "") -> None:
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert code in proc.stderr, proc.stderr
+    assert text in proc.stderr, proc.stderr
+    assert "OK:" not in proc.stdout
+
+
+def payload_of(signature: Path) -> dict:
+    envelope = json.loads(signature.read_text())["dsseEnvelope"]
+    return json.loads(base64.b64decode(envelope["payload"]))
+
+
+@pytest.fixture
+def signed(bundle: Path, local_sigstore: LocalSigstore, trust_config: Path) -> Path:
+    sign_keyless(bundle, local_sigstore, trust_config)
+    return bundle
+
+
+# ---------------------------------------------------------------- keyless
+
+
+def test_keyless_round_trip_and_statement(signed: Path, trust_config: Path) -> None:
+    signature = signed.with_name("demo.skp.sigstore.json")
+    document = json.loads(signature.read_text())
+    assert document["mediaType"] == "application/vnd.dev.sigstore.bundle.v0.3+json"
+    assert document["dsseEnvelope"]["payloadType"] == "application/vnd.in-toto+json"
+    assert document["verificationMaterial"]["tlogEntries"][0]["kindVersion"]["kind"] == "dsse"
+
+    statement = payload_of(signature)
+    assert statement["_type"] == "https://in-toto.io/Statement/v1"
+    assert statement["predicateType"] == "https://skillpack.dev/bundle/v1"
+    archive_sha = hashlib.sha256(signed.read_bytes()).hexdigest()
+    assert statement["subject"] == [{"name": "demo.skp", "digest": {"sha256": archive_sha}}]
+    lock, contents = read_archive(signed)
+    predicate = statement["predicate"]
+    assert validation_errors("bundle-predicate.schema.json", predicate) == []
+    assert predicate["lock"]["digest"] == "sha256:" + hashlib.sha256(lock).hexdigest()
+    assert predicate["bundle"] == {"name": "demo", "version": "1.0.0"}
+    uris = [f["uri"] for f in predicate["files"]]
+    assert uris == sorted(contents, key=str.encode)  # every file once, sorted
+    assert "skill://acme/review/deep/notes/caf%C3%A9.md" in uris
+    for entry in predicate["files"]:
+        data = contents[entry["uri"]]
+        assert entry["size"] == len(data)
+        assert entry["digest"] == "sha256:" + hashlib.sha256(data).hexdigest()
+
+    ok = verify(signed, *IDENTITY, "--trust-config", trust_config)
+    assert ok.returncode == 0, ok.stderr
+    assert f"OK: {signed}" in ok.stdout or "OK: " in ok.stdout
+    assert f"signed by {EMAIL} (issuer {DEFAULT_ISSUER})" in ok.stdout
+    assert f"lock and {len(contents)} files verified" in ok.stdout
+
+
+def test_stock_sigstore_cli_accepts_the_signature(signed: Path, trust_config: Path) -> None:
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "sigstore", "--trust-config", str(trust_config)),
+            *("verify", "identity", "--offline", *IDENTITY),
+            *("--bundle", str(signed) + ".sigstore.json", str(signed)),
+        ],
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"OK: {signed}" in proc.stderr
+
+
+def test_ambient_github_credential_and_workflow_policy(
+    bundle: Path, local_sigstore: LocalSigstore, trust_config: Path
+) -> None:
+    signed = skillpack(
+        "sign", bundle, "--trust-config", trust_config, env=local_sigstore.github_actions_env()
+    )
+    assert signed.returncode == 0, signed.stderr
+    workflow = local_sigstore.github
+    trust = ("--trust-config", trust_config)
+    ok = verify(bundle, "--repository", workflow.repository, "--ref", workflow.ref, *trust)
+    assert ok.returncode == 0, ok.stderr
+    assert f"signed by {workflow.identity}" in ok.stdout
+    full = verify(
+        bundle,
+        *("--cert-identity", workflow.identity, "--repository", workflow.repository),
+        *("--workflow-name", workflow.workflow, "--workflow-trigger", workflow.event_name),
+        *("--workflow-sha", workflow.sha, "--workflow-ref", workflow.ref),
+        *trust,
+    )
+    assert full.returncode == 0, full.stderr
+    assert_rejected(verify(bundle, "--repository", "acme/other", *trust), "SIG004", "acme/other")
+    assert_rejected(
+        verify(bundle, "--repository", workflow.repository, "--ref", "refs/heads/main", *trust),
+        "SIG004",
+    )
+    # the e-mail identity's issuer is not GitHub's
+    assert_rejected(verify(bundle, *IDENTITY, *trust), "SIG004", "OIDCIssuer")
+
+
+def test_wrong_identity_and_wrong_issuer(signed: Path, trust_config: Path) -> None:
+    trust = ("--trust-config", trust_config)
+    wrong_identity = verify(
+        signed, "--cert-identity", "eve@evil.test", "--cert-oidc-issuer", DEFAULT_ISSUER, *trust
+    )
+    assert_rejected(wrong_identity, "SIG004", f"signed by {EMAIL}")
+    wrong_issuer = verify(
+        signed, "--cert-identity", EMAIL, "--cert-oidc-issuer", "https://evil.test", *trust
+    )
+    assert_rejected(wrong_issuer, "SIG004", "OIDCIssuer does not match")
+
+
+def test_foreign_and_default_trust_roots(signed: Path, foreign_trust_config: Path) -> None:
+    foreign = verify(signed, *IDENTITY, "--trust-config", foreign_trust_config)
+    assert_rejected(foreign, "SIG003", "does not chain to the trusted root")
+    # offline against the production root shipped with sigstore: not our CA either
+    production = verify(signed, *IDENTITY)
+    assert_rejected(production, "SIG003")
+
+
+def test_tampered_archive_and_tampered_lock(signed: Path, trust_config: Path) -> None:
+    trust = ("--trust-config", trust_config)
+    lock, contents = read_archive(signed)
+    original = signed.read_bytes()
+
+    uri = "skill://acme/review/references/checklist.md"
+    write_archive(signed, lock, {**contents, uri: b"- tests may fail\n"})
+    assert_rejected(verify(signed, *IDENTITY, *trust), "SIG010", "subject sha256 differs")
+
+    signed.write_bytes(original)
+    forged = json.loads(lock)
+    forged["version"] = "6.6.6"
+    write_archive(signed, json.dumps(forged).encode(), contents)
+    assert_rejected(verify(signed, *IDENTITY, *trust), "SIG010")
+
+    signed.write_bytes(original)
+    write_archive(signed, lock, contents, extra={"files/acme/review/evil.sh": b"rm -rf /\n"})
+    assert_rejected(verify(signed, *IDENTITY, *trust), "SIG010")
+
+    signed.write_bytes(original)
+    assert verify(signed, *IDENTITY, *trust).returncode == 0
+
+
+def test_bad_inclusion_proof(signed: Path, trust_config: Path) -> None:
+    signature = signed.with_name("demo.skp.sigstore.json")
+    document = json.loads(signature.read_text())
+    proof = document["verificationMaterial"]["tlogEntries"][0]["inclusionProof"]
+    assert proof["hashes"], "the local log is seeded so proofs have a path"
+    proof["hashes"][0] = base64.b64encode(b"\x00" * 32).decode()
+    signature.write_text(json.dumps(document))
+    proc = verify(signed, *IDENTITY, "--trust-config", trust_config)
+    assert_rejected(proc, "SIG005", "inclusion proof")
+
+
+def test_signature_swapped_from_another_bundle(
+    signed: Path, other_bundle: Path, local_sigstore: LocalSigstore, trust_config: Path
+) -> None:
+    other_signature = sign_keyless(other_bundle, local_sigstore, trust_config)
+    proc = verify(signed, *IDENTITY, "--trust-config", trust_config, "--signature", other_signature)
+    assert_rejected(proc, "SIG010", "other.skp")
+    mine = signed.with_name("demo.skp.sigstore.json")
+    mine.write_bytes(other_signature.read_bytes())
+    assert_rejected(verify(signed, *IDENTITY, "--trust-config", trust_config), "SIG010")
+
+
+def test_missing_or_garbage_signature(bundle: Path, trust_config: Path) -> None:
+    trust = ("--trust-config", trust_config)
+    assert_rejected(verify(bundle, *IDENTITY, *trust), "SIG001", "signature file not found")
+    bundle.with_name("demo.skp.sigstore.json").write_text("not json")
+    assert_rejected(verify(bundle, *IDENTITY, *trust), "SIG002")
+    bundle.with_name("demo.skp.sigstore.json").write_text('{"mediaType": "nope"}')
+    assert_rejected(verify(bundle, *IDENTITY, *trust), "SIG002")
+
+
+def test_identity_token_from_the_environment(
+    bundle: Path, local_sigstore: LocalSigstore, trust_config: Path
+) -> None:
+    env = {"SIGSTORE_IDENTITY_TOKEN": local_sigstore.token("env@skillpack.test")}
+    assert skillpack("sign", bundle, "--trust-config", trust_config, env=env).returncode == 0
+    ok = verify(
+        bundle, "--cert-identity", "env@skillpack.test", "--cert-oidc-issuer", DEFAULT_ISSUER,
+        "--trust-config", trust_config,
+    )  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_sign_without_any_identity_token_fails_with_advice(
+    bundle: Path, trust_config: Path
+) -> None:
+    proc = skillpack("sign", bundle, "--trust-config", trust_config)
+    assert proc.returncode == 2
+    assert "SIG030 no identity token" in proc.stderr
+    assert "id-token: write" in proc.stderr
+    assert not bundle.with_name("demo.skp.sigstore.json").exists()
+
+
+def test_expired_token_is_refused(
+    bundle: Path, local_sigstore: LocalSigstore, trust_config: Path
+) -> None:
+    token = local_sigstore.token(lifetime=-60)
+    proc = skillpack("sign", bundle, "--identity-token", token, "--trust-config", trust_config)
+    assert proc.returncode == 2
+    assert "SIG031" in proc.stderr
+    assert not bundle.with_name("demo.skp.sigstore.json").exists()
+
+
+def test_signature_options_usage_errors(bundle: Path, tmp_path: Path) -> None:
+    no_issuer = verify(bundle, "--cert-identity", EMAIL)
+    assert no_issuer.returncode == 2
+    assert "SIG020 --cert-identity needs --cert-oidc-issuer" in no_issuer.stderr
+    mixed = verify(bundle, "--key", tmp_path / "k.pub", *IDENTITY)
+    assert mixed.returncode == 2
+    assert "SIG020" in mixed.stderr
+    both = skillpack("sign", bundle, "--key", tmp_path / "k", "--identity-token", "x")
+    assert both.returncode == 2
+    assert "SIG020" in both.stderr
+
+
+# ---------------------------------------------------------------- key mode
+
+
+@pytest.fixture
+def keypair(tmp_path: Path) -> tuple[Path, Path]:
+    proc = skillpack("keygen", "--out-dir", tmp_path / "keys")
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "keys" / "skillpack.key", tmp_path / "keys" / "skillpack.pub"
+
+
+def test_keygen_writes_a_private_key_0600_and_refuses_to_overwrite(
+    keypair: tuple[Path, Path],
+) -> None:
+    key, pub = keypair
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert key.read_text().startswith("-----BEGIN PRIVATE KEY-----")
+    assert pub.read_text().startswith("-----BEGIN PUBLIC KEY-----")
+    before = key.read_bytes(), pub.read_bytes()
+    again = skillpack("keygen", "--out-dir", key.parent)
+    assert again.returncode == 2
+    assert "SIG033 refusing to overwrite" in again.stderr
+    assert (key.read_bytes(), pub.read_bytes()) == before
+    assert sorted(p.name for p in key.parent.iterdir()) == ["skillpack.key", "skillpack.pub"]
+
+
+def test_key_mode_round_trip_and_tampering(
+    bundle: Path, keypair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    key, pub = keypair
+    signed = skillpack("sign", bundle, "--key", key)
+    assert signed.returncode == 0, signed.stderr
+    signature = bundle.with_name("demo.skp.sigstore.json")
+    document = json.loads(signature.read_text())
+    assert document["verificationMaterial"] == {
+        "publicKey": {"hint": hashlib.sha256(pub.read_bytes()).hexdigest()},
+        "tlogEntries": [],
+    }
+    assert payload_of(signature)["predicateType"] == "https://skillpack.dev/bundle/v1"
+    ok = verify(bundle, "--key", pub)
+    assert ok.returncode == 0, ok.stderr
+    assert "OK: " in ok.stdout and "signed by key" in ok.stdout
+
+    # a different key
+    other = skillpack("keygen", "--out-dir", tmp_path / "other")
+    assert other.returncode == 0
+    assert_rejected(verify(bundle, "--key", tmp_path / "other" / "skillpack.pub"), "SIG013")
+    # keyless options against a key-mode signature
+    assert_rejected(verify(bundle, *IDENTITY), "SIG014", "--key")
+
+    # a statement edited inside the envelope
+    original_signature = signature.read_bytes()
+    statement = payload_of(signature)
+    statement["predicate"]["lock"]["digest"] = "sha256:" + "0" * 64
+    document["dsseEnvelope"]["payload"] = base64.b64encode(json.dumps(statement).encode()).decode()
+    signature.write_text(json.dumps(document))
+    assert_rejected(verify(bundle, "--key", pub), "SIG013", "does not verify")
+    signature.write_bytes(original_signature)
+
+    # a changed archive
+    lock, contents = read_archive(bundle)
+    write_archive(bundle, lock, {**contents, "skill://brand/SKILL.md": b"---\nname: brand\n---\n"})
+    assert_rejected(verify(bundle, "--key", pub), "SIG010")
+
+
+def test_key_mode_with_encrypted_key(bundle: Path, tmp_path: Path) -> None:
+    env = {"SKILLPACK_KEY_PASSWORD": "correct horse"}
+    assert skillpack("keygen", "--out-dir", tmp_path, env=env).returncode == 0
+    key = tmp_path / "skillpack.key"
+    assert "ENCRYPTED" in key.read_text()
+    no_password = skillpack("sign", bundle, "--key", key)
+    assert no_password.returncode == 2
+    assert "SIG034" in no_password.stderr and "SKILLPACK_KEY_PASSWORD" in no_password.stderr
+    assert skillpack("sign", bundle, "--key", key, env=env).returncode == 0
+    assert verify(bundle, "--key", tmp_path / "skillpack.pub").returncode == 0
+
+
+def test_keyless_signature_checked_with_a_key_is_refused(
+    signed: Path, keypair: tuple[Path, Path]
+) -> None:
+    assert_rejected(verify(signed, "--key", keypair[1]), "SIG014", "keyless")
