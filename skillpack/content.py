@@ -22,13 +22,16 @@ class IntegrityError(SkillpackError):
         self.uri = uri
 
 
-def check_bytes(entry: FileEntry, data: bytes) -> bytes:
-    """Return ``data`` if its size and sha256 match ``entry``; raise IntegrityError if not."""
+def check_bytes(entry: FileEntry, data: bytes, against: str = "locked") -> bytes:
+    """Return ``data`` if its size and sha256 match ``entry``; raise IntegrityError if not.
+    ``against`` names where the expected values come from ("locked", "listed")."""
     if len(data) != entry.size:
-        raise IntegrityError(entry.uri, f"size {len(data)} differs from the locked {entry.size}")
+        raise IntegrityError(entry.uri, f"size {len(data)} differs from the {against} {entry.size}")
     actual = "sha256:" + hashlib.sha256(data).hexdigest()
     if actual != entry.digest:
-        raise IntegrityError(entry.uri, f"digest {actual} differs from the locked {entry.digest}")
+        raise IntegrityError(
+            entry.uri, f"digest {actual} differs from the {against} {entry.digest}"
+        )
     return data
 
 

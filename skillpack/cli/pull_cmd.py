@@ -1,0 +1,74 @@
+"""``skillpack pull [--into DIR] -- CMD [ARGS...]``."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import UsageError
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "pull",
+        context_settings={"allow_interspersed_args": False},
+        help="List, or verify and vendor into a tree, the skills a stdio MCP server publishes.",
+    )(pull_command)
+
+
+def pull_command(
+    command: Annotated[list[str], typer.Argument(help="The server command, after '--'.")],
+    into: Annotated[
+        Path | None, typer.Option(help="Write the verified skills into this new directory.")
+    ] = None,
+    skill: Annotated[
+        list[str] | None,
+        typer.Option("--skill", help="Only this skill (name, skill path or SKILL.md URI)."),
+    ] = None,
+    allow_dynamic: Annotated[
+        bool, typer.Option(help='Accept skills whose resources are "dynamic" (no digests).')
+    ] = False,
+    force: Annotated[bool, typer.Option(help="Replace a non-empty --into directory.")] = False,
+    era: Annotated[str, typer.Option(help="auto, modern or legacy.")] = "auto",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
+) -> int:
+    from ..client import McpSession, StdioConnection, entry_from_wire, pull
+    from ..client.verify import DynamicEntry
+
+    if era not in ("auto", "modern", "legacy"):
+        raise UsageError("USE001", f"--era must be auto, modern or legacy, not {era!r}")
+    with StdioConnection(command, timeout=timeout) as conn:
+        session = McpSession(conn, era)  # type: ignore[arg-type]
+        description = session.connect()
+        if description.skills_settings is None:
+            raise UsageError(
+                "CLI122",
+                "the server does not declare the skills extension "
+                f"(io.modelcontextprotocol/skills) in the {description.era} era",
+            )
+        if into is None:
+            for item in session.list_skills():
+                entry = entry_from_wire(item, allow_dynamic=True)
+                if isinstance(entry, DynamicEntry):
+                    print(f"{entry.uri}\tdynamic")
+                else:
+                    print(f"{entry.uri}\t{len(entry.files)} files\t{entry.total_size} bytes")
+            return 0
+        report = pull(
+            session,
+            into,
+            select=skill or (),
+            allow_dynamic=allow_dynamic,
+            force=force,
+            origin=shlex.join(command),
+        )
+    print(
+        f"pulled {len(report.skills)} skills, {report.files} files, {report.bytes} bytes "
+        f"into {report.into} (every file verified)"
+    )
+    for uri in report.dynamic:
+        print(f"warning: {uri} is dynamic: its files could not be verified against digests")
+    return 0

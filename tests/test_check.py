@@ -1,0 +1,125 @@
+"""``skillpack check`` against an independent server (FastMCP) and a faulty one."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, REPO, run_cli
+
+SERVERS = REPO / "tests" / "servers"
+SKILLS = EXAMPLES / "skills"
+
+
+def _statuses(stdout: str) -> dict[tuple[str, str], dict]:
+    report = json.loads(stdout)
+    return {(s["scenario"], s["era"]): s for s in report["scenarios"]}
+
+
+def faulty(*faults: str) -> list[str]:
+    return [sys.executable, str(SERVERS / "faulty_skills.py"), str(SKILLS), *faults]
+
+
+def test_faultless_server_passes_every_modern_scenario() -> None:
+    proc = run_cli("check", "--era", "modern", "--json", "--", *faulty())
+    statuses = _statuses(proc.stdout)
+    assert proc.returncode == 0, proc.stdout
+    for name in ("declaration", "resources-read", "frontmatter", "skills-get", "directory-read",
+                 "errors"):  # fmt: skip
+        assert statuses[(name, "modern")]["status"] in ("pass", "warn"), statuses[(name, "modern")]
+    assert statuses[("resources-read", "modern")]["checks"] >= 11  # every listed file was read
+
+
+@pytest.mark.parametrize(
+    ("fault", "scenario", "needle"),
+    [
+        ("digest", "resources-read", "differs from the listed sha256:0000"),
+        ("size", "resources-read", "size"),
+        ("frontmatter", "frontmatter", "description: served"),
+        ("split", "skills-list", "does not list SKILL.md itself"),
+        ("traversal", "skills-list", "lies outside the skill root"),
+        ("no-skill-md", "skills-list", "does not list SKILL.md itself"),
+        ("dir-slash", "directory-read", "no trailing slash"),
+        ("no-parse-error", "errors", "-32700"),
+    ],
+)
+def test_each_fault_fails_its_scenario(fault: str, scenario: str, needle: str) -> None:
+    proc = run_cli("check", "--era", "modern", "--json", "--", *faulty(fault))
+    assert proc.returncode == 1, proc.stdout
+    outcome = _statuses(proc.stdout)[(scenario, "modern")]
+    assert outcome["status"] == "fail"
+    assert any(needle in f for f in outcome["failures"]), outcome["failures"]
+
+
+def test_dynamic_skills_are_warned_not_failed() -> None:
+    proc = run_cli("check", "--era", "modern", "--json", "--", *faulty("dynamic"))
+    outcome = _statuses(proc.stdout)[("skills-list", "modern")]
+    assert outcome["status"] == "warn"
+    assert any('"dynamic"' in w for w in outcome["warnings"])
+
+
+def test_table_output_and_exit_code_on_terminal_format() -> None:
+    proc = run_cli("check", "--era", "modern", "--", *faulty("digest"))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["scenario", "era", "status", "checks", "first", "problem"]
+    assert any(line.startswith("resources-read") and " fail " in line for line in lines)
+    assert "fail" in lines[-1]
+
+
+def test_a_server_that_dies_is_a_failure_with_its_stderr(tmp_path: Path) -> None:
+    script = tmp_path / "dies.py"
+    script.write_text("import sys\nsys.stderr.write('boom: cannot load skills\\n')\nsys.exit(3)\n")
+    proc = run_cli("check", "--era", "modern", "--json", "--", sys.executable, str(script))
+    assert proc.returncode == 1
+    outcome = _statuses(proc.stdout)[("connect", "modern")]
+    assert outcome["status"] == "fail"
+    assert "boom: cannot load skills" in outcome["failures"][0]
+
+
+def test_a_missing_command_is_a_clear_error() -> None:
+    proc = run_cli("check", "--", "/nonexistent/skills-server")
+    assert proc.returncode == 1
+    assert "cannot start server '/nonexistent/skills-server'" in proc.stderr
+
+
+def test_unknown_scenario_is_a_usage_error() -> None:
+    proc = run_cli("check", "--scenario", "nope", "--", *faulty())
+    assert proc.returncode == 2
+    assert "unknown scenario 'nope'" in proc.stderr
+
+
+# FastMCP 4.2.3's SkillsDirectoryProvider, an independent implementation. Its known
+# deviations (also in docs/check.md):
+#  - no -32700 answer to a malformed line (errors: fail, both eras);
+#  - an invalid skills/list cursor is not refused (skills-list: warn);
+#  - no resources/directory/read (directory-read: skip);
+#  - the extension is not declared in the legacy era (legacy skills scenarios: skip).
+FASTMCP_EXPECTED = {
+    ("declaration", "modern"): "pass",
+    ("skills-list", "modern"): "warn",
+    ("resources-read", "modern"): "pass",
+    ("frontmatter", "modern"): "pass",
+    ("skills-get", "modern"): "pass",
+    ("directory-read", "modern"): "skip",
+    ("errors", "modern"): "fail",
+    ("declaration", "legacy"): "warn",
+    ("skills-list", "legacy"): "skip",
+    ("resources-read", "legacy"): "skip",
+    ("errors", "legacy"): "fail",
+}
+
+
+def test_fastmcp_skills_directory_provider() -> None:
+    pytest.importorskip("fastmcp")
+    proc = run_cli(
+        "check", "--json", "--", sys.executable, str(SERVERS / "fastmcp_skills.py"), str(SKILLS)
+    )
+    statuses = _statuses(proc.stdout)
+    got = {key: statuses[key]["status"] for key in FASTMCP_EXPECTED}
+    assert got == FASTMCP_EXPECTED, json.dumps(json.loads(proc.stdout), indent=1)[:3000]
+    assert proc.returncode == 1
+    # every file of every example skill was fetched and verified
+    assert statuses[("resources-read", "modern")]["checks"] >= 11
