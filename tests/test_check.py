@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, REPO, run_cli
+from tests.conftest import EXAMPLES, REPO, run_cli
 
 SERVERS = REPO / "tests" / "servers"
 SKILLS = EXAMPLES / "skills"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, REPO, run_cli
+from tests.conftest import EXAMPLES, REPO, run_cli
 
 from skillpack.config import resolve_config
 from skillpack.discovery import discover

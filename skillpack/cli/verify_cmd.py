@@ -12,10 +12,12 @@ from ..signing.options import with_policy_options
 from ..signing.policy import SignaturePolicy
 from ._common import plural
 
+BundleArg = Annotated[Path, typer.Argument(help="The .skp bundle.", dir_okay=False)]
+
 
 @with_policy_options
 def verify(
-    bundle: Annotated[Path, typer.Argument(help="The .skp bundle.", dir_okay=False)],
+    bundle: BundleArg,
     *,
     policy: SignaturePolicy,
 ) -> None:
