@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,6 +93,8 @@ def report_internal_error(exc: BaseException, program: str = "skillpack") -> int
     """Report an unexpected exception (a bug) on stderr without a traceback, unless
     ``SKILLPACK_DEBUG`` is set; return :data:`EXIT_INTERNAL`."""
     if os.environ.get("SKILLPACK_DEBUG"):
+        import traceback
+
         traceback.print_exception(exc)
     print(
         f"{program}: internal error: {type(exc).__name__}: {exc}\n"

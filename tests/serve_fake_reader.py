@@ -20,7 +20,7 @@ class FakeBundle:
     def __init__(self, path: Path) -> None:
         data = json.loads(Path(path).read_text("utf-8"))
         self.path = Path(path)
-        self._files = {uri: Path(p) for uri, p in data["paths"].items()}
+        self._files: dict[str, str] = data["paths"]
         self.manifest = Manifest(
             data["name"],
             data["version"],

@@ -300,3 +300,20 @@ def test_files_are_read_lazily_and_rechecked(tmp_path: Path) -> None:
         os.utime(path)
         (content,) = server.modern("resources/read", uri=uri)["contents"]
         assert _bytes(content) == original
+
+
+def test_large_files_stream_out_intact(tmp_path: Path) -> None:
+    """Files over the streaming threshold: multi-byte characters across chunk boundaries,
+    escapes, and binary data all come back byte for byte."""
+    text = ('ü€😀 "quoted" \\ tab\t line\n' * 40_000).encode()  # ~1.2 MB of UTF-8
+    binary = bytes(range(256)) * 3_000  # 768 KB, not UTF-8
+    write_skill(tmp_path, "big", files={"data/text.md": text, "data/blob.bin": binary})
+    with Server(tmp_path) as server:
+        for uri, expected in [
+            ("skill://big/data/text.md", text),
+            ("skill://big/data/blob.bin", binary),
+        ]:
+            for _ in range(2):  # never cached: re-read and re-checked each time
+                (content,) = server.modern("resources/read", uri=uri)["contents"]
+                assert ("text" in content) == (expected is text)
+                assert _bytes(content) == expected

@@ -211,3 +211,18 @@ def test_help_and_usage_errors(cli, tmp_path: Path) -> None:
     empty.mkdir()
     none = cli("serve", empty)
     assert none.returncode == 2 and "SRV004" in none.stderr
+
+
+def test_host_snippets_start_skillpack_serve() -> None:
+    import json
+
+    snippets = sorted((EXAMPLES / "hosts").glob("*.json"))
+    assert {p.name for p in snippets} >= {"claude-desktop.json", "vscode.json", "cursor.json"}
+    for path in snippets:
+        config = json.loads(path.read_text("utf-8"))
+        servers = config.get("mcpServers") or config["servers"]
+        for server in servers.values():
+            args = server["args"]
+            assert "serve" in args, path
+            if server["command"] != "skillpack":
+                assert args[:3] == ["-m", "skillpack", "serve"], path

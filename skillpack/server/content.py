@@ -19,10 +19,11 @@ from collections.abc import Callable, Iterator, Sequence
 from ..content import IntegrityError, read_verified
 from .index import ServedFile, encode_json
 
-#: Files above this size are streamed out in chunks instead of encoded in one piece.
-STREAM_THRESHOLD = 1024 * 1024
+#: Files above this size are streamed out in chunks (and not cached) instead of being
+#: encoded in one piece.
+STREAM_THRESHOLD = 256 * 1024
 #: Default byte budget of the cache of encoded, verified contents.
-DEFAULT_CACHE_BYTES = 16 * 1024 * 1024
+DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
 #: Chunk size for streaming (a multiple of 3, so base64 chunks concatenate cleanly).
 CHUNK = 3 * 64 * 1024
 
@@ -120,8 +121,6 @@ class VerifiedReader:
         return (encoded,)
 
     def _remember(self, uri: str, encoded: bytes) -> None:
-        if len(encoded) > self._budget // 4:
-            return
         self._cache[uri] = encoded
         self._used += len(encoded)
         while self._used > self._budget:

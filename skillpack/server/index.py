@@ -10,6 +10,7 @@ directories, encoded skill entries) are computed on first use.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ def mounted_uri(prefix: str, uri: str) -> str:
     return f"{SCHEME}{prefix}/{uri[len(SCHEME) :]}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # not frozen: thousands are made at start, cheaply
 class ServedFile:
     """One served file: its URI, the manifest entry that vouches for it, where it lives."""
 
@@ -183,26 +184,22 @@ class Index:
                 self.files[served] = ServedFile(served, entry, mount.source, skill, number)
 
     def _check_namespaces(self, roots: dict[str, int]) -> None:
-        """A skill's directory holds only its own source's files; no URI is both a file
-        and a directory."""
-        for uri, served in self.files.items():
-            for ancestor in _ancestors(uri):
-                owner = roots.get(ancestor)
-                if owner is not None and owner != served.mount:
-                    raise _conflict(
-                        uri,
-                        self.mounts[owner],
-                        self.mounts[served.mount],
-                        f"lies inside the skill directory {ancestor} of another source",
-                    )
-                clash = self.files.get(ancestor)
-                if clash is not None:
-                    raise _conflict(
-                        ancestor,
-                        self.mounts[clash.mount],
-                        self.mounts[served.mount],
-                        "is both a file and a directory",
-                    )
+        """No URI is both a file and a directory; with several sources, a skill's
+        directory holds only its own source's files."""
+        if len(self.mounts) > 1:
+            for uri, served in self.files.items():
+                for ancestor in _ancestors(uri):
+                    owner = roots.get(ancestor)
+                    if owner is not None and owner != served.mount:
+                        why = f"lies inside the skill directory {ancestor} of another source"
+                        raise _conflict(uri, self.mounts[owner], self.mounts[served.mount], why)
+        ordered = sorted(self.files)
+        for uri in ordered:  # a file URI that another one continues with "/" is a directory
+            below = bisect.bisect_left(ordered, uri + "/")
+            if below < len(ordered) and ordered[below].startswith(uri + "/"):
+                clash, inner = self.files[uri], self.files[ordered[below]]
+                raise _conflict(uri, self.mounts[clash.mount], self.mounts[inner.mount],
+                                "is both a file and a directory")  # fmt: skip
 
     def skill(self, uri: str) -> ServedSkill | None:
         return self.skills.get(uri)

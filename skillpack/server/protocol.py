@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import traceback
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -189,6 +188,8 @@ class Protocol:
         except Exception as exc:  # a bug: answer, log, keep serving
             self.log(f"internal error in {method}: {type(exc).__name__}: {exc}")
             if os.environ.get("SKILLPACK_DEBUG"):
+                import traceback
+
                 self.log(traceback.format_exc())
             return self._error(request_id, INTERNAL_ERROR, "Internal error")
 
