@@ -59,8 +59,12 @@ Command = Callable[[Path], list[str]]
 
 
 def _request(request_id: int, method: str, **params: object) -> bytes:
-    message = {"jsonrpc": "2.0", "id": request_id, "method": method,
-               "params": {**params, "_meta": META}}  # fmt: skip
+    message = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": method,
+        "params": {**params, "_meta": META},
+    }
     return json.dumps(message).encode() + b"\n"
 
 
@@ -71,8 +75,13 @@ def _env() -> dict[str, str]:
 
 
 def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=_env())  # fmt: skip
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=_env(),
+    )
 
 
 def _peak_rss_mb(pid: int) -> float:
@@ -136,8 +145,9 @@ def reads(command: list[str], uris: list[str], count: int) -> tuple[float, float
     proc.stdin.write(_request(0, "server/discover"))
     proc.stdin.flush()
     json.loads(proc.stdout.readline())  # started and ready
-    payload = b"".join(_request(i + 1, "resources/read", uri=uris[i % len(uris)])
-                       for i in range(count))  # fmt: skip
+    payload = b"".join(
+        _request(i + 1, "resources/read", uri=uris[i % len(uris)]) for i in range(count)
+    )
     stdin = proc.stdin
 
     def write() -> None:
@@ -204,8 +214,11 @@ def subjects(tree: Path, work: Path) -> list[tuple[str, Command | None, str]]:
         def bundle(source: Path) -> list[str]:
             target = work / f"{source.name}.skp"
             if not target.exists():
-                subprocess.run([python, "-m", "skillpack", "build", str(source), "-o",
-                                str(target)], check=True, env=_env())  # fmt: skip
+                subprocess.run(
+                    [python, "-m", "skillpack", "build", str(source), "-o", str(target)],
+                    check=True,
+                    env=_env(),
+                )
             return [python, "-m", "skillpack", "serve", "-q", str(target)]
 
         out.append(("skillpack bundle", bundle, ""))
@@ -220,13 +233,19 @@ def subjects(tree: Path, work: Path) -> list[tuple[str, Command | None, str]]:
         return bootstrap_command([python], "-q", str(target))
 
     out.append(("skillpack bundle (stand-in)", stand_in, "JSON stand-in reader, test-only"))
-    out.append(("skillpack DIR", lambda s: [python, "-m", "skillpack", "serve", "-q",
-                                            "--no-lint", str(s)], ""))  # fmt: skip
+    out.append(
+        (
+            "skillpack DIR",
+            lambda s: [python, "-m", "skillpack", "serve", "-q", "--no-lint", str(s)],
+            "",
+        )
+    )
     if importlib.util.find_spec("fastmcp") is not None:
         script = work / "fastmcp_server.py"
         script.write_text(FASTMCP_SERVER)
-        out.append(("FastMCP 4.2.3 SkillsDirectoryProvider",
-                    lambda s: [python, str(script), str(s)], ""))  # fmt: skip
+        out.append(
+            ("FastMCP 4.2.3 SkillsDirectoryProvider", lambda s: [python, str(script), str(s)], "")
+        )
     return out
 
 
@@ -234,13 +253,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=1000)
     parser.add_argument("--reads", type=int, default=20000)
-    parser.add_argument("--slow-reads", type=int, default=500,
-                        help="reads for servers under 1,000 reads/s")  # fmt: skip
+    parser.add_argument(
+        "--slow-reads", type=int, default=500, help="reads for servers under 1,000 reads/s"
+    )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--big-mb", type=int, default=200, help="0 to skip")
     parser.add_argument("--work", type=Path, default=WORK)
-    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
-                        help="measure only servers whose name contains TEXT")  # fmt: skip
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="measure only servers whose name contains TEXT",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))
     from gen_tree import generate
@@ -276,16 +301,26 @@ def main() -> None:
             _, row.big_rss_mb = reads(big_cmd, big_uris, len(big_uris))
 
     size = sum(p.stat().st_size for p in tree.rglob("*") if p.is_file()) / 1e6
-    print(f"\n{args.skills} skills, {size:.1f} MB; reads: {args.reads} pipelined "
-          f"({args.slow_reads} for servers under 1,000/s); median of {args.runs} spawns; "
-          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")  # fmt: skip
+    print(
+        f"\n{args.skills} skills, {size:.1f} MB; reads: {args.reads} pipelined "
+        f"({args.slow_reads} for servers under 1,000/s); median of {args.runs} spawns; "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n"
+    )
     big_title = f"peak RSS, {args.big_mb} MB tree (MB)" if big else "big tree"
-    print(f"| server | spawn -> first skills/list (ms) | resources/read per s "
-          f"| peak RSS (MB) | {big_title} | note |")  # fmt: skip
+    print(
+        f"| server | spawn -> first skills/list (ms) | resources/read per s "
+        f"| peak RSS (MB) | {big_title} | note |"
+    )
     print("|---|---:|---:|---:|---:|---|")
     for row in rows:
-        cells = [row.name, _fmt(row.first_ms, ".0f"), _fmt(row.reads_per_s, ",.0f"),
-                 _fmt(row.rss_mb, ".1f"), _fmt(row.big_rss_mb, ".1f"), row.note]  # fmt: skip
+        cells = [
+            row.name,
+            _fmt(row.first_ms, ".0f"),
+            _fmt(row.reads_per_s, ",.0f"),
+            _fmt(row.rss_mb, ".1f"),
+            _fmt(row.big_rss_mb, ".1f"),
+            row.note,
+        ]
         print("| " + " | ".join(cells) + " |")
 
 

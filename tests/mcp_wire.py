@@ -46,6 +46,18 @@ RESULT_SCHEMAS = {
     "skills/get": ("skills", "GetSkillResult"),
     "resources/directory/read": ("skills", "ReadResourceDirectoryResult"),
 }
+#: ../shared/vectors (README): URI -> (size, digest), served at skill paths code-review
+#: and acme/billing/refunds
+VECTOR_FILES = {
+    "skill://code-review/SKILL.md": (
+        149, "sha256:d2489d6c182e8df9c178563ff9f2eac7998a0c1bb1278c52a7fd5306e4259160"),
+    "skill://code-review/references/checklist.md": (
+        65, "sha256:dbab2de7bf7db9cc95cb6ce681c3690b26184db39f75b958a0287ca6d9e24e20"),
+    "skill://acme/billing/refunds/SKILL.md": (
+        130, "sha256:08d7cd5157610065814250e386b3fe428470487e87c31c23584d76c84ac45e1b"),
+    "skill://acme/billing/refunds/templates/refund-email.md": (
+        24, "sha256:303346af8070259117fcd9cbeb442a149cae197e6606fc279d823d00870cec46"),
+}  # fmt: skip
 #: the guard against a hung server: not an assertion about speed
 HANG_GUARD_S = 60.0
 
@@ -63,8 +75,11 @@ def _schema(which: str) -> dict[str, Any]:
 def validator(which: str, name: str) -> jsonschema.protocols.Validator:
     """A validator for ``$defs[name]`` of the core or skills schema."""
     defs = _schema(which)["$defs"]
-    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs,
-              "$ref": f"#/$defs/{name}"}  # fmt: skip
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": defs,
+        "$ref": f"#/$defs/{name}",
+    }
     return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
 
 
@@ -73,6 +88,18 @@ def check(which: str, name: str, instance: Any) -> None:
     assert not errors, f"{name}: " + "; ".join(
         f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors[:5]
     )
+
+
+def vector_tree(root: Path) -> Path:
+    """The spec vectors laid out as served: ``code-review`` and ``acme/billing/refunds``."""
+    import shutil
+
+    vectors = shared_dir() / "vectors"
+    if not vectors.is_dir():
+        pytest.skip(f"{vectors} is not present")
+    shutil.copytree(vectors / "code-review", root / "code-review")
+    shutil.copytree(vectors / "refunds", root / "acme" / "billing" / "refunds")
+    return root
 
 
 def modern_params(**params: Any) -> dict[str, Any]:
@@ -85,9 +112,12 @@ class Server:
     def __init__(self, *args: str | os.PathLike[str], cwd: Path | None = None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "skillpack", "serve", *map(str, args)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=cwd, env=cli_env(),
-        )  # fmt: skip
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=cli_env(),
+        )
         assert self.proc.stdin and self.proc.stdout
         self._next_id = 0
         self._pending = b""
@@ -163,9 +193,12 @@ class Server:
     def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
         response = self.request(
             "initialize",
-            {"protocolVersion": version, "capabilities": {},
-             "clientInfo": {"name": "skillpack-tests", "version": "0"}},
-        )  # fmt: skip
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "skillpack-tests", "version": "0"},
+            },
+        )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         result: dict[str, Any] = response["result"]
         return result
@@ -219,8 +252,11 @@ def run_piped(
     """Pipe ``data`` into ``skillpack serve ARGS`` and collect every response line."""
     proc = subprocess.run(
         [sys.executable, "-m", "skillpack", "serve", *map(str, args)],
-        input=data, capture_output=True, env=cli_env(), timeout=HANG_GUARD_S,
-    )  # fmt: skip
+        input=data,
+        capture_output=True,
+        env=cli_env(),
+        timeout=HANG_GUARD_S,
+    )
     assert b"Traceback" not in proc.stderr, proc.stderr.decode("utf-8", "replace")
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     return lines, proc
@@ -236,7 +272,8 @@ def make_tree(root: Path) -> Path:
     from conftest import write_skill
 
     write_skill(
-        root, "alpha",
+        root,
+        "alpha",
         files={
             "references/guide.md": "# Guide\n\nSee the steps.\n",
             "assets/blob.bin": NON_UTF8,
@@ -246,7 +283,7 @@ def make_tree(root: Path) -> Path:
             "notes/my notes.md": "spaces in the name\n",
             "notes/über.md": "non-ASCII name\n",
         },
-    )  # fmt: skip
+    )
     write_skill(root, "outer", files={"docs/a.md": "a\n"})
     write_skill(root, "outer/inner", files={"x.txt": "inner file\n"})
     write_skill(root, "team/beta", files={"templates/t.md": "template\n"})

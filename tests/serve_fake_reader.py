@@ -25,11 +25,15 @@ class FakeBundle:
             data["name"],
             data["version"],
             tuple(
-                SkillEntry(s["skill_path"], s["uri"], s["frontmatter"],
-                           tuple(FileEntry(**f) for f in s["files"]))
+                SkillEntry(
+                    s["skill_path"],
+                    s["uri"],
+                    s["frontmatter"],
+                    tuple(FileEntry(**f) for f in s["files"]),
+                )
                 for s in data["skills"]
             ),
-        )  # fmt: skip
+        )
 
     def read_raw(self, entry: FileEntry) -> bytes:
         with open(self._files[entry.uri], "rb") as fh:
@@ -55,13 +59,25 @@ def write_fake_bundle(tree_dir: Path, out: Path) -> Path:
         "name": manifest.name,
         "version": manifest.version,
         "skills": [
-            {"skill_path": s.skill_path, "uri": s.uri, "frontmatter": dict(s.frontmatter),
-             "files": [{"path": f.path, "uri": f.uri, "size": f.size, "digest": f.digest,
-                        "executable": f.executable} for f in s.files]}
+            {
+                "skill_path": s.skill_path,
+                "uri": s.uri,
+                "frontmatter": dict(s.frontmatter),
+                "files": [
+                    {
+                        "path": f.path,
+                        "uri": f.uri,
+                        "size": f.size,
+                        "digest": f.digest,
+                        "executable": f.executable,
+                    }
+                    for f in s.files
+                ],
+            }
             for s in manifest.skills
         ],
         "paths": {s.uri(f.rel): str(f.path) for s in tree.skills for f in s.files},
-    }  # fmt: skip
+    }
     out.write_text(json.dumps(data), "utf-8")
     return out
 

@@ -39,13 +39,18 @@ def _serve_command(tmp_path: Path, *python_flags: str) -> list[str]:
 
 
 def _run(command: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(command, input=data, capture_output=True, env=cli_env(),
-                          timeout=HANG_GUARD_S)  # fmt: skip
+    return subprocess.run(
+        command, input=data, capture_output=True, env=cli_env(), timeout=HANG_GUARD_S
+    )
 
 
 def _request(request_id: int, method: str, **params: object) -> bytes:
-    message = {"jsonrpc": "2.0", "id": request_id, "method": method,
-               "params": {**params, "_meta": META}}  # fmt: skip
+    message = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": method,
+        "params": {**params, "_meta": META},
+    }
     return json.dumps(message).encode() + b"\n"
 
 
@@ -59,11 +64,20 @@ def test_serve_path_imports_only_the_standard_library(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr.decode()
     response = json.loads(proc.stdout.splitlines()[0])
     assert len(response["result"]["skills"]) == 5
-    imported = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()
-                if line.startswith("import time:") and "|" in line]  # fmt: skip
+    imported = [
+        line.rsplit("|", 1)[-1].strip()
+        for line in proc.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    ]
     assert "skillpack.server.protocol" in imported  # the table was really read
-    heavy = sorted({name for name in imported for bad in FORBIDDEN
-                    if name == bad or name.startswith(bad + ".")})  # fmt: skip
+    heavy = sorted(
+        {
+            name
+            for name in imported
+            for bad in FORBIDDEN
+            if name == bad or name.startswith(bad + ".")
+        }
+    )
     assert heavy == []
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES, REPO, cli_env
-from mcp_wire import HANG_GUARD_S, check, shared_dir
+from mcp_wire import HANG_GUARD_S, VECTOR_FILES, check, vector_tree
 
 SKILLS = EXAMPLES / "skills"
 CLIENTS = REPO / "tests" / "clients"
@@ -45,8 +45,9 @@ def _server_args(*sources: Path | str) -> list[str]:
 def inspector() -> Path:
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node/npm not found")
-    proc = subprocess.run(["bash", str(CLIENTS / "install.sh")], capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+    proc = subprocess.run(
+        ["bash", str(CLIENTS / "install.sh")], capture_output=True, text=True, timeout=600
+    )
     binary = CLIENTS / "node_modules" / ".bin" / "mcp-inspector"
     if proc.returncode != 0 or not binary.exists():
         pytest.skip(f"MCP Inspector could not be installed: {proc.stderr[-500:]}")
@@ -54,23 +55,32 @@ def inspector() -> Path:
 
 
 @pytest.fixture(scope="module")
-def vector_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    vectors = shared_dir() / "vectors"
-    if not vectors.is_dir():
-        pytest.skip(f"{vectors} is not present")
-    root = tmp_path_factory.mktemp("vectors")
-    shutil.copytree(vectors / "code-review", root / "code-review")
-    shutil.copytree(vectors / "refunds", root / "acme" / "billing" / "refunds")
-    return root
+def vectors_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return vector_tree(tmp_path_factory.mktemp("vectors"))
 
 
 def _inspect(inspector: Path, tmp_path: Path, era: str, source: Path, *method: str) -> Any:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    command = [str(inspector), "--cli", sys.executable, *_server_args(source), *method,
-               "--protocol-era", era, "--format", "json", "-q"]  # fmt: skip
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD_S * 2,
-                          env=cli_env({"HOME": str(home)}))  # fmt: skip
+    command = [
+        str(inspector),
+        "--cli",
+        sys.executable,
+        *_server_args(source),
+        *method,
+        "--protocol-era",
+        era,
+        "--format",
+        "json",
+        "-q",
+    ]
+    proc = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S * 2,
+        env=cli_env({"HOME": str(home)}),
+    )
     assert proc.returncode == 0, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
     text = proc.stdout.strip()
     try:
@@ -91,20 +101,13 @@ def test_inspector_verifies_every_file(inspector: Path, tmp_path: Path, era: str
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_inspector_verifies_the_spec_vectors(
-    inspector: Path, tmp_path: Path, vector_tree: Path, era: str
+    inspector: Path, tmp_path: Path, vectors_root: Path, era: str
 ) -> None:
-    reports = _inspect(inspector, tmp_path, era, vector_tree, "--method", "skills/list", "--verify")
-    digests = {f["uri"]: f["actualDigest"] for r in reports for f in r["files"]}
-    assert digests == {
-        "skill://code-review/SKILL.md":
-            "sha256:d2489d6c182e8df9c178563ff9f2eac7998a0c1bb1278c52a7fd5306e4259160",
-        "skill://code-review/references/checklist.md":
-            "sha256:dbab2de7bf7db9cc95cb6ce681c3690b26184db39f75b958a0287ca6d9e24e20",
-        "skill://acme/billing/refunds/SKILL.md":
-            "sha256:08d7cd5157610065814250e386b3fe428470487e87c31c23584d76c84ac45e1b",
-        "skill://acme/billing/refunds/templates/refund-email.md":
-            "sha256:303346af8070259117fcd9cbeb442a149cae197e6606fc279d823d00870cec46",
-    }  # fmt: skip
+    reports = _inspect(
+        inspector, tmp_path, era, vectors_root, "--method", "skills/list", "--verify"
+    )
+    files = {f["uri"]: (f["actualSize"], f["actualDigest"]) for r in reports for f in r["files"]}
+    assert files == VECTOR_FILES
     assert all(r["ok"] for r in reports)
 
 
@@ -113,12 +116,28 @@ def test_inspector_other_methods(inspector: Path, tmp_path: Path) -> None:
     got = _inspect(inspector, tmp_path, "modern", SKILLS, "--method", "skills/get", "--uri", uri)
     skill = got["result"]["skill"]
     assert skill["uri"] == uri and skill["frontmatter"]["name"] == "pdf-processing"
-    directory = _inspect(inspector, tmp_path, "legacy", SKILLS, "--method",
-                         "resources/directory/read", "--uri", "skill://pdf-processing")  # fmt: skip
+    directory = _inspect(
+        inspector,
+        tmp_path,
+        "legacy",
+        SKILLS,
+        "--method",
+        "resources/directory/read",
+        "--uri",
+        "skill://pdf-processing",
+    )
     names = [c["name"] for c in directory["result"]["resources"]]
     assert names == ["SKILL.md", "references", "scripts"]
-    read = _inspect(inspector, tmp_path, "modern", SKILLS, "--method", "resources/read",
-                    "--uri", "skill://brand-assets/assets/palette.json")  # fmt: skip
+    read = _inspect(
+        inspector,
+        tmp_path,
+        "modern",
+        SKILLS,
+        "--method",
+        "resources/read",
+        "--uri",
+        "skill://brand-assets/assets/palette.json",
+    )
     assert read["result"]["contents"][0]["mimeType"] == "application/json"
 
 
@@ -129,8 +148,16 @@ def test_inspector_other_methods(inspector: Path, tmp_path: Path) -> None:
     "skillpack",
 )
 def test_inspector_modern_directory_read(inspector: Path, tmp_path: Path) -> None:
-    directory = _inspect(inspector, tmp_path, "modern", SKILLS, "--method",
-                         "resources/directory/read", "--uri", "skill://pdf-processing")  # fmt: skip
+    directory = _inspect(
+        inspector,
+        tmp_path,
+        "modern",
+        SKILLS,
+        "--method",
+        "resources/directory/read",
+        "--uri",
+        "skill://pdf-processing",
+    )
     assert "error" not in directory, directory
 
 
@@ -143,8 +170,9 @@ def test_fastmcp_read_skill_on_every_skill() -> None:
     from fastmcp.skills.client import SkillsClientExtension
 
     async def run() -> dict[str, int]:
-        transport = StdioTransport(sys.executable, _server_args(SKILLS), env=cli_env(),
-                                   keep_alive=False)  # fmt: skip
+        transport = StdioTransport(
+            sys.executable, _server_args(SKILLS), env=cli_env(), keep_alive=False
+        )
         read: dict[str, int] = {}
         async with Client(transport, extensions=[SkillsClientExtension()]) as client:
             entries = await client.list_skills_mcp()
@@ -168,8 +196,9 @@ def test_mcp_sdk_client(mode: str) -> None:
     from mcp_types.methods import validate_server_result
     from pydantic import TypeAdapter
 
-    params = StdioServerParameters(command=sys.executable, args=_server_args(SKILLS),
-                                   env=cli_env(), cwd=os.getcwd())  # fmt: skip
+    params = StdioServerParameters(
+        command=sys.executable, args=_server_args(SKILLS), env=cli_env(), cwd=os.getcwd()
+    )
 
     async def raw(client: Client, method: str, **request_params: Any) -> dict[str, Any]:
         request = types.Request[dict[str, Any], str](method=method, params=request_params)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import EXAMPLES, write_skill
-from mcp_wire import BOM_TEXT, META, NON_UTF8, Server, make_tree, shared_dir
+from mcp_wire import BOM_TEXT, META, NON_UTF8, VECTOR_FILES, Server, make_tree, vector_tree
 
 SKILLS = EXAMPLES / "skills"
 
@@ -35,25 +34,20 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_spec_vectors_exactly(tmp_path: Path) -> None:
-    vectors = shared_dir() / "vectors"
-    if not vectors.is_dir():
-        pytest.skip(f"{vectors} is not present")
-    shutil.copytree(vectors / "code-review", tmp_path / "code-review")
-    (tmp_path / "acme" / "billing").mkdir(parents=True)
-    shutil.copytree(vectors / "refunds", tmp_path / "acme" / "billing" / "refunds")
-    with Server(tmp_path) as server:
+    with Server(vector_tree(tmp_path)) as server:
         skills = {s["uri"]: s for s in server.modern("skills/list")["skills"]}
-        review = skills["skill://code-review/SKILL.md"]
-        assert review["frontmatter"] == {
+        assert sorted(skills) == [
+            "skill://acme/billing/refunds/SKILL.md",
+            "skill://code-review/SKILL.md",
+        ]
+        assert skills["skill://code-review/SKILL.md"]["frontmatter"] == {
             "name": "code-review",
             "description": "Review code using the team's checklist.",
         }
-        assert review["resources"] == [
-            {"uri": "skill://code-review/SKILL.md", "size": 149,
-             "digest": "sha256:d2489d6c182e8df9c178563ff9f2eac7998a0c1bb1278c52a7fd5306e4259160"},
-            {"uri": "skill://code-review/references/checklist.md", "size": 65,
-             "digest": "sha256:dbab2de7bf7db9cc95cb6ce681c3690b26184db39f75b958a0287ca6d9e24e20"},
-        ]  # fmt: skip
+        listed = {
+            r["uri"]: (r["size"], r["digest"]) for s in skills.values() for r in s["resources"]
+        }
+        assert listed == VECTOR_FILES
         read = server.modern("resources/read", uri="skill://code-review/SKILL.md")
         (content,) = read["contents"]
         assert content["mimeType"] == "text/markdown"
@@ -62,12 +56,7 @@ def test_spec_vectors_exactly(tmp_path: Path) -> None:
             "---\n\n# Code review\n\nRead `references/checklist.md`, then review the diff.\n"
         )
         refunds = server.modern("skills/get", uri="skill://acme/billing/refunds/SKILL.md")
-        assert [(r["uri"], r["size"], r["digest"]) for r in refunds["skill"]["resources"]] == [
-            ("skill://acme/billing/refunds/SKILL.md", 130,
-             "sha256:08d7cd5157610065814250e386b3fe428470487e87c31c23584d76c84ac45e1b"),
-            ("skill://acme/billing/refunds/templates/refund-email.md", 24,
-             "sha256:303346af8070259117fcd9cbeb442a149cae197e6606fc279d823d00870cec46"),
-        ]  # fmt: skip
+        assert refunds["skill"] == skills["skill://acme/billing/refunds/SKILL.md"]
         root = server.modern("resources/directory/read", uri="skill://acme/billing/refunds")
         assert [c["name"] for c in root["resources"]] == ["SKILL.md", "templates"]
         assert (
@@ -101,8 +90,10 @@ def test_text_blob_and_mime_types(tree: Path) -> None:
         assert "text" not in blob and base64.b64decode(blob["blob"]) == NON_UTF8
         assert blob["mimeType"] == "application/octet-stream"
         assert read("assets/empty.txt") == {
-            "uri": "skill://alpha/assets/empty.txt", "mimeType": "text/plain", "text": "",
-        }  # fmt: skip
+            "uri": "skill://alpha/assets/empty.txt",
+            "mimeType": "text/plain",
+            "text": "",
+        }
         bom = read("assets/bom.txt")
         assert bom["text"].encode() == BOM_TEXT  # kept byte for byte: the digest must match
         assert read("SKILL.md")["mimeType"] == "text/markdown"
@@ -134,9 +125,11 @@ def test_pagination_covers_everything_once(tree: Path, page_size: int) -> None:
         assert all(len(p) <= page_size for p in skill_pages)
         skills = [s for page in skill_pages for s in page]
         assert [s["uri"] for s in skills] == [
-            "skill://alpha/SKILL.md", "skill://outer/SKILL.md",
-            "skill://outer/inner/SKILL.md", "skill://team/beta/SKILL.md",
-        ]  # fmt: skip
+            "skill://alpha/SKILL.md",
+            "skill://outer/SKILL.md",
+            "skill://outer/inner/SKILL.md",
+            "skill://team/beta/SKILL.md",
+        ]
         for skill in skills:  # entries are never split across pages
             whole = server.modern("skills/get", uri=skill["uri"])["skill"]
             assert skill == whole
@@ -146,8 +139,12 @@ def test_pagination_covers_everything_once(tree: Path, page_size: int) -> None:
         assert all(len(p) <= page_size for p in resource_pages)
         children = server.walk("resources/directory/read", "resources", uri="skill://alpha")
         assert [c["name"] for page in children for c in page] == [
-            "SKILL.md", "assets", "notes", "references", "scripts",
-        ]  # fmt: skip
+            "SKILL.md",
+            "assets",
+            "notes",
+            "references",
+            "scripts",
+        ]
         assert server.modern_error("skills/list", cursor="skills:999")["code"] == -32602
         assert server.modern_error("resources/list", cursor="")["code"] == -32602
 
@@ -178,8 +175,10 @@ def test_directory_read_every_level(tree: Path) -> None:
         ]
         sizes = server.modern("resources/directory/read", uri="skill://alpha/assets")
         assert {c["name"]: c["size"] for c in sizes["resources"]} == {
-            "blob.bin": len(NON_UTF8), "bom.txt": len(BOM_TEXT), "empty.txt": 0,
-        }  # fmt: skip
+            "blob.bin": len(NON_UTF8),
+            "bom.txt": len(BOM_TEXT),
+            "empty.txt": 0,
+        }
 
 
 def test_prefix_mounts_everything_under_it(tree: Path) -> None:

@@ -40,12 +40,17 @@ def test_discover_declares_resources_and_the_skills_extension(server: Server) ->
         (None, "_meta"),
         ({}, "protocolVersion"),
         ({"io.modelcontextprotocol/protocolVersion": VERSION}, "clientCapabilities"),
-        ({"io.modelcontextprotocol/protocolVersion": 20260728,
-          "io.modelcontextprotocol/clientCapabilities": {}}, "must be a string"),
+        (
+            {
+                "io.modelcontextprotocol/protocolVersion": 20260728,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "must be a string",
+        ),
         ({**META, "io.modelcontextprotocol/clientCapabilities": []}, "must be an object"),
         ("not an object", "_meta must be an object"),
     ],
-)  # fmt: skip
+)
 def test_incomplete_request_meta_is_invalid_params(
     server: Server, meta: object, missing: str
 ) -> None:
@@ -180,8 +185,13 @@ def test_no_directory_read_option() -> None:
 
 def test_notifications_get_no_response(server: Server) -> None:
     server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                 "params": {"requestId": 1, "reason": "user"}})  # fmt: skip
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": 1, "reason": "user"},
+        }
+    )
     server.send({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {}})
     server.send({"jsonrpc": "2.0", "id": 99, "result": {}})  # a stray response
     # the next answer is the one to the next request
@@ -226,3 +236,39 @@ def test_host_snippets_start_skillpack_serve() -> None:
             assert "serve" in args, path
             if server["command"] != "skillpack":
                 assert args[:3] == ["-m", "skillpack", "serve"], path
+
+
+def test_the_typer_app_forwards_serve(tmp_path: Path) -> None:
+    """``skillpack.cli.run(["serve", ...])`` (the typer app) reaches the same server."""
+    import subprocess
+    import sys
+
+    from conftest import cli_env
+
+    code = "import sys; from skillpack.cli import run; sys.exit(run(sys.argv[1:]))"
+    request = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "serve", "-q", str(SKILLS)],
+        input=request,
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+    helped = subprocess.run(
+        [sys.executable, "-c", code, "serve", "--help"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert helped.returncode == 0 and "--no-directory-read" in helped.stdout
+    wrong = subprocess.run(
+        [sys.executable, "-c", code, "serve", "--bogus", str(SKILLS)],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
+    assert wrong.returncode == 2 and "--bogus" in wrong.stderr

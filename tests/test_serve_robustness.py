@@ -62,9 +62,16 @@ def test_malformed_messages_get_errors_and_serving_goes_on() -> None:
             ({"jsonrpc": "2.0", "id": 7}, -32600),  # no method
             ({"jsonrpc": "2.0", "id": 7, "method": 12}, -32600),
             ({"jsonrpc": "2.0", "id": 7, "method": "skills/list", "params": "x"}, -32602),
-            ({"jsonrpc": "2.0", "id": 7, "method": "skills/list",
-              "params": {"_meta": META, "deep": [[[[[[[[[[[]]]]]]]]]]]}}, None),
-        ]:  # fmt: skip
+            (
+                {
+                    "jsonrpc": "2.0",
+                    "id": 7,
+                    "method": "skills/list",
+                    "params": {"_meta": META, "deep": [[[[[[[[[[[]]]]]]]]]]]},
+                },
+                None,
+            ),
+        ]:
             server.send(message)
             response = server.recv()
             assert response["id"] == 7
@@ -109,13 +116,16 @@ def test_a_100_mb_line_is_discarded_not_held(tmp_path: Path) -> None:
 
 def test_piped_requests_are_all_answered_in_order_before_exit() -> None:
     data = b"".join(
-        _request(i, "resources/read", uri="skill://pdf-processing/SKILL.md") if i % 3 == 0
-        else _request(i, "skills/get", uri="skill://missing/SKILL.md") if i % 3 == 1
+        _request(i, "resources/read", uri="skill://pdf-processing/SKILL.md")
+        if i % 3 == 0
+        else _request(i, "skills/get", uri="skill://missing/SKILL.md")
+        if i % 3 == 1
         else _request(i)
         for i in range(1, 601)
-    )  # fmt: skip
-    data += _line({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                   "params": {"requestId": 600}})  # fmt: skip
+    )
+    data += _line(
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 600}}
+    )
     data += _request(601, "resources/list").rstrip(b"\n")  # the last line has no newline
     responses, proc = run_piped([SKILLS], data)
     assert proc.returncode == 0

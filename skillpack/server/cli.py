@@ -133,8 +133,11 @@ def _prefixes(given: Sequence[str], count: int) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``skillpack serve ARGV``; return the exit code."""
-    args = build_parser().parse_args(argv)
+    """Run ``skillpack serve ARGV``; return the exit code (never raises SystemExit)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors (already printed)
+        return exc.code if isinstance(exc.code, int) else 2
     protocol_out: BinaryIO = os.fdopen(os.dup(1), "wb", buffering=256 * 1024)
     sys.stdout = sys.stderr  # nothing but protocol messages may reach stdout
     signal.signal(signal.SIGTERM, _on_sigterm)

@@ -86,8 +86,8 @@ def run_lint_gate(tree: Any, log: Log) -> list[Any]:
     """
     try:
         from ..lint import lint_tree  # type: ignore[import-not-found,attr-defined,unused-ignore]
-    except ImportError as exc:
-        if getattr(exc, "name", None) not in ("skillpack.lint", None):
+    except ModuleNotFoundError as exc:  # the module is absent (not: lint_tree is missing)
+        if exc.name != "skillpack.lint":
             raise
         log("note: skillpack.lint is not available; serving without the lint gate")
         return []
