@@ -245,30 +245,17 @@ def test_the_typer_app_forwards_serve(tmp_path: Path) -> None:
 
     from conftest import cli_env
 
-    code = "import sys; from skillpack.cli import run; sys.exit(run(sys.argv[1:]))"
-    request = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
-    proc = subprocess.run(
-        [sys.executable, "-c", code, "serve", "-q", str(SKILLS)],
-        input=request,
-        capture_output=True,
-        env=cli_env(),
-        timeout=60,
+    def typer_app(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+        code = "import sys; from skillpack.cli import run; sys.exit(run(sys.argv[1:]))"
+        return subprocess.run([sys.executable, "-c", code, *args], input=stdin,
+                              capture_output=True, env=cli_env(), timeout=60)  # fmt: skip
+
+    served = typer_app(
+        "serve", "-q", str(SKILLS), stdin=b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
     )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
-    helped = subprocess.run(
-        [sys.executable, "-c", code, "serve", "--help"],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=60,
-    )
-    assert helped.returncode == 0 and "--no-directory-read" in helped.stdout
-    wrong = subprocess.run(
-        [sys.executable, "-c", code, "serve", "--bogus", str(SKILLS)],
-        capture_output=True,
-        text=True,
-        env=cli_env(),
-        timeout=60,
-    )
-    assert wrong.returncode == 2 and "--bogus" in wrong.stderr
+    assert served.returncode == 0, served.stderr
+    assert served.stdout == b'{"jsonrpc":"2.0","id":1,"result":{}}\n'
+    helped = typer_app("serve", "--help")
+    assert helped.returncode == 0 and b"--no-directory-read" in helped.stdout
+    wrong = typer_app("serve", "--bogus", str(SKILLS))
+    assert wrong.returncode == 2 and b"--bogus" in wrong.stderr
