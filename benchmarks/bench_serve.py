@@ -42,10 +42,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORK = HERE / "_work"
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+sys.path[:0] = [str(REPO), str(REPO / "tests"), str(HERE)]  # skillpack, test helpers, gen_tree
+
+from gen_tree import generate  # noqa: E402
+from mcp_wire import request_line  # noqa: E402
+from serve_fake_reader import bootstrap_command, write_fake_bundle  # noqa: E402
+
 FASTMCP_SERVER = """\
 import sys
 from fastmcp import FastMCP
@@ -56,16 +58,6 @@ server.run(show_banner=False)
 """
 
 Command = Callable[[Path], list[str]]
-
-
-def _request(request_id: int, method: str, **params: object) -> bytes:
-    message = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": method,
-        "params": {**params, "_meta": META},
-    }
-    return json.dumps(message).encode() + b"\n"
 
 
 def _env() -> dict[str, str]:
@@ -106,7 +98,7 @@ def first_list_ms(command: list[str]) -> float:
     start = time.perf_counter()
     proc = _spawn(command)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(_request(1, "skills/list"))
+    proc.stdin.write(request_line(1, "skills/list"))
     proc.stdin.flush()
     line = proc.stdout.readline()
     elapsed = (time.perf_counter() - start) * 1000
@@ -126,7 +118,7 @@ def file_uris(command: list[str]) -> list[str]:
     while True:
         request_id += 1
         extra = {"cursor": cursor} if cursor else {}
-        proc.stdin.write(_request(request_id, "skills/list", **extra))
+        proc.stdin.write(request_line(request_id, "skills/list", **extra))
         proc.stdin.flush()
         result = json.loads(proc.stdout.readline())["result"]
         for skill in result["skills"]:
@@ -142,11 +134,11 @@ def reads(command: list[str], uris: list[str], count: int) -> tuple[float, float
     """(reads per second, peak RSS MB) for ``count`` pipelined resources/read."""
     proc = _spawn(command)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(_request(0, "server/discover"))
+    proc.stdin.write(request_line(0, "server/discover"))
     proc.stdin.flush()
     json.loads(proc.stdout.readline())  # started and ready
     payload = b"".join(
-        _request(i + 1, "resources/read", uri=uris[i % len(uris)]) for i in range(count)
+        request_line(i + 1, "resources/read", uri=uris[i % len(uris)]) for i in range(count)
     )
     stdin = proc.stdin
 
@@ -187,8 +179,6 @@ def _fmt(value: float | None, spec: str) -> str:
 
 def generate_big(out: Path, megabytes: int) -> Path:
     """The 1,000-skill tree plus one skill per MB holding a 1 MiB binary asset."""
-    from gen_tree import generate
-
     if not (out / ".done").exists():
         generate(out / "base")
         rng = random.Random(7)
@@ -208,7 +198,6 @@ def generate_big(out: Path, megabytes: int) -> Path:
 def subjects(tree: Path, work: Path) -> list[tuple[str, Command | None, str]]:
     python = sys.executable
     out: list[tuple[str, Command | None, str]] = []
-    sys.path[:0] = [str(REPO), str(REPO / "tests")]
     if importlib.util.find_spec("skillpack.archive") is not None:
 
         def bundle(source: Path) -> list[str]:
@@ -224,7 +213,6 @@ def subjects(tree: Path, work: Path) -> list[tuple[str, Command | None, str]]:
         out.append(("skillpack bundle", bundle, ""))
     else:
         out.append(("skillpack bundle", None, "bundle reader not merged yet"))
-    from serve_fake_reader import bootstrap_command, write_fake_bundle
 
     def stand_in(source: Path) -> list[str]:
         target = work / f"{source.name}.fake.json"
@@ -267,9 +255,6 @@ def main() -> None:
         help="measure only servers whose name contains TEXT",
     )
     args = parser.parse_args()
-    sys.path.insert(0, str(HERE))
-    from gen_tree import generate
-
     work: Path = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     tree = work / f"tree-{args.skills}"

@@ -106,6 +106,13 @@ def modern_params(**params: Any) -> dict[str, Any]:
     return {**params, "_meta": META}
 
 
+def request_line(request_id: int, method: str = "skills/list", **params: Any) -> bytes:
+    """One 2026-07-28 request as the bytes of a line."""
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method,
+               "params": modern_params(**params)}  # fmt: skip
+    return json.dumps(message).encode() + b"\n"
+
+
 class Server:
     """A ``python -m skillpack serve ARGS`` subprocess with its pipes."""
 

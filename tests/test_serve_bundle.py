@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, cli_env, run_cli
-from mcp_wire import HANG_GUARD_S, META
+from mcp_wire import HANG_GUARD_S, request_line
 from serve_fake_reader import bootstrap_command, write_fake_bundle
 
 #: Modules that must not be imported on the serve path (bundle mode).
@@ -44,23 +44,9 @@ def _run(command: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def _request(request_id: int, method: str, **params: object) -> bytes:
-    message = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": method,
-        "params": {**params, "_meta": META},
-    }
-    return json.dumps(message).encode() + b"\n"
-
-
-def _list_request() -> bytes:
-    return _request(1, "skills/list")
-
-
 def test_serve_path_imports_only_the_standard_library(tmp_path: Path) -> None:
     """``python -X importtime``: nothing heavy is imported before (or after) the answer."""
-    proc = _run(_serve_command(tmp_path, "-X", "importtime"), _list_request())
+    proc = _run(_serve_command(tmp_path, "-X", "importtime"), request_line(1, "skills/list"))
     assert proc.returncode == 0, proc.stderr.decode()
     response = json.loads(proc.stdout.splitlines()[0])
     assert len(response["result"]["skills"]) == 5
@@ -83,9 +69,9 @@ def test_serve_path_imports_only_the_standard_library(tmp_path: Path) -> None:
 
 def test_bundle_mode_serves_and_verifies(tmp_path: Path) -> None:
     command = _serve_command(tmp_path)
-    requests = [_list_request()]
+    requests = [request_line(1, "skills/list")]
     uris = ["skill://pdf-processing/scripts/extract.py", "skill://brand-assets/assets/logo.png"]
-    requests += [_request(n, "resources/read", uri=uri) for n, uri in enumerate(uris, start=2)]
+    requests += [request_line(n, "resources/read", uri=uri) for n, uri in enumerate(uris, start=2)]
     proc = _run(command, b"".join(requests))
     assert proc.returncode == 0, proc.stderr.decode()
     listing, script, logo = (json.loads(line) for line in proc.stdout.splitlines())
@@ -105,7 +91,7 @@ def test_a_tampered_bundle_is_never_served(tmp_path: Path) -> None:
     data[at] ^= 0x20
     bundle.write_bytes(bytes(data))
     uri = "skill://pdf-processing/SKILL.md"
-    request = _request(1, "resources/read", uri=uri)
+    request = request_line(1, "resources/read", uri=uri)
     proc = _run([sys.executable, "-m", "skillpack", "serve", str(bundle)], request)
     if proc.returncode == 0:  # the reader opened it: the read must be refused
         (response,) = (json.loads(line) for line in proc.stdout.splitlines())

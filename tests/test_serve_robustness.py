@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import EXAMPLES
-from mcp_wire import HANG_GUARD_S, META, Server, check, modern_params, run_piped
+from mcp_wire import HANG_GUARD_S, META, Server, check, request_line, run_piped
 
 SKILLS = EXAMPLES / "skills"
 LIST = {"jsonrpc": "2.0", "method": "skills/list", "params": {"_meta": META}}
@@ -16,16 +16,6 @@ LIST = {"jsonrpc": "2.0", "method": "skills/list", "params": {"_meta": META}}
 
 def _line(message: object) -> bytes:
     return json.dumps(message).encode() + b"\n"
-
-
-def _request(request_id: int, method: str = "skills/list", **params: object) -> bytes:
-    message = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": method,
-        "params": modern_params(**params),
-    }
-    return _line(message)
 
 
 def _peak_rss_kb(pid: int) -> int:
@@ -83,7 +73,7 @@ def test_malformed_messages_get_errors_and_serving_goes_on() -> None:
     assert code_ == 0
 
 
-def test_batches_are_refused_per_request() -> None:
+def test_batches_are_refused_perrequest_line() -> None:
     with Server(SKILLS) as server:
         server.send([{**LIST, "id": 1}, {**LIST, "id": "two"}, {"jsonrpc": "2.0", "method": "x"}])
         first, second = server.recv(), server.recv()
@@ -116,17 +106,17 @@ def test_a_100_mb_line_is_discarded_not_held(tmp_path: Path) -> None:
 
 def test_piped_requests_are_all_answered_in_order_before_exit() -> None:
     data = b"".join(
-        _request(i, "resources/read", uri="skill://pdf-processing/SKILL.md")
+        request_line(i, "resources/read", uri="skill://pdf-processing/SKILL.md")
         if i % 3 == 0
-        else _request(i, "skills/get", uri="skill://missing/SKILL.md")
+        else request_line(i, "skills/get", uri="skill://missing/SKILL.md")
         if i % 3 == 1
-        else _request(i)
+        else request_line(i)
         for i in range(1, 601)
     )
     data += _line(
         {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 600}}
     )
-    data += _request(601, "resources/list").rstrip(b"\n")  # the last line has no newline
+    data += request_line(601, "resources/list").rstrip(b"\n")  # the last line has no newline
     responses, proc = run_piped([SKILLS], data)
     assert proc.returncode == 0
     assert [r["id"] for r in responses] == list(range(1, 602))
@@ -150,7 +140,7 @@ def test_exits_promptly_on_eof_and_on_sigterm() -> None:
 
 
 def test_nothing_but_protocol_messages_on_stdout() -> None:
-    data = b"junk\n" + _request(1) + b"\n\n   \n" + _request(2, "nope/method")
+    data = b"junk\n" + request_line(1) + b"\n\n   \n" + request_line(2, "nope/method")
     responses, proc = run_piped([SKILLS], data)
     assert [r.get("id") for r in responses] == [None, 1, 2]
     for line in proc.stdout.splitlines():
