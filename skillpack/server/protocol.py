@@ -95,7 +95,6 @@ class Protocol:
         self.methods = methods
         self.log = log
         self.legacy_version: str | None = None  #: set by ``initialize``
-        self.initialized = False  #: ``notifications/initialized`` seen
         options = methods.options
         meta = b',"_meta":' + encode_json({SERVER_INFO_KEY: SERVER_INFO})
         cache = b',"ttlMs":' + encode_json(options.ttl_ms)
@@ -176,7 +175,9 @@ class Protocol:
             )
         params = message.get("params", {})
         if not has_id:
-            self._notification(method, params)
+            # notifications/initialized needs no action; notifications/cancelled neither:
+            # each request is answered before the next line is read, so nothing is ever in
+            # flight to stop. Other notifications are ignored.
             return None
         assert request_id is not None
         try:
@@ -192,12 +193,6 @@ class Protocol:
 
                 self.log(traceback.format_exc())
             return self._error(request_id, INTERNAL_ERROR, "Internal error")
-
-    def _notification(self, method: str, params: Any) -> None:
-        if method == "notifications/initialized":
-            self.initialized = True
-        # notifications/cancelled: every request is answered before the next line is
-        # read, so there is never work in flight to stop; others are ignored.
 
     def _request(self, request_id: RequestId, method: str, params: JSONObject) -> Encoded:
         if method == "initialize":
