@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -316,3 +317,20 @@ def test_large_files_stream_out_intact(tmp_path: Path) -> None:
                 (content,) = server.modern("resources/read", uri=uri)["contents"]
                 assert ("text" in content) == (expected is text)
                 assert _bytes(content) == expected
+
+
+@pytest.mark.parametrize("cache_mb", ["0", "16"])
+def test_verified_bytes_are_what_is_served_with_or_without_the_cache(
+    tmp_path: Path, cache_mb: str
+) -> None:
+    tree = make_tree(tmp_path / "tree")
+    uri = "skill://alpha/references/guide.md"
+    with Server(tree, "--cache-mb", cache_mb) as server:
+        (before,) = server.modern("resources/read", uri=uri)["contents"]
+        (tree / "alpha" / "references" / "guide.md").write_text("# Guide\n\nTampered.\n")
+        after = server.request("resources/read", {"uri": uri, "_meta": _meta()})
+        if cache_mb == "0":  # re-read and re-checked: refused
+            assert after["error"]["code"] == -32603
+        else:  # the verified bytes kept from the first read: still the locked ones
+            assert after["result"]["contents"] == [before]
+        assert "Tampered" not in json.dumps(after)

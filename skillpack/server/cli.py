@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="entries per page of every paginated list (default 100)",
     )
     parser.add_argument(
+        "--cache-mb",
+        type=_non_negative,
+        default=16,
+        metavar="MB",
+        help="memory for verified file contents kept between reads (default 16; 0: none)",
+    )
+    parser.add_argument(
         "--no-directory-read",
         dest="directory_read",
         action="store_false",
@@ -179,7 +186,8 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     try:
         index = Index(mounts)
         options = ServeOptions(args.ttl_ms, args.cache_scope, args.page_size, args.directory_read)
-        protocol = Protocol(Methods(index, options, VerifiedReader(log)), log)
+        reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
+        protocol = Protocol(Methods(index, options, reader), log)
         info(
             f"serving {len(index.skills)} skills ({len(index.files)} files) from "
             + ", ".join(f"{m.label} ({m.origin})" for m in mounts)

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import base64
 import codecs
-import json
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 
 from ..content import IntegrityError, read_verified
-from .index import ServedFile, encode_json
+from .index import ServedFile
+from .jsonrpc import encode_json, encode_string
 
 #: Files above this size are streamed out in chunks (and not cached) instead of being
 #: encoded in one piece.
 STREAM_THRESHOLD = 256 * 1024
 #: Default byte budget of the cache of encoded, verified contents.
-DEFAULT_CACHE_BYTES = 8 * 1024 * 1024
+DEFAULT_CACHE_BYTES = 16 * 1024 * 1024
 #: Chunk size for streaming (a multiple of 3, so base64 chunks concatenate cleanly).
 CHUNK = 3 * 64 * 1024
 
@@ -61,14 +61,14 @@ def _head(uri: str, mime: str | None, key: str) -> bytes:
 
 def encode_contents(uri: str, mime: str | None, data: bytes) -> bytes:
     """One ``contents`` item: ``text`` when ``data`` is valid UTF-8, else a base64 ``blob``."""
-    item: dict[str, str] = {"uri": uri}
-    if mime:
-        item["mimeType"] = mime
     try:
-        item["text"] = data.decode("utf-8")
+        body = b'"text":' + encode_string(data.decode("utf-8")).encode("utf-8")
     except UnicodeDecodeError:
-        item["blob"] = base64.b64encode(data).decode("ascii")
-    return encode_json(item)
+        body = b'"blob":"' + base64.b64encode(data) + b'"'
+    head = b'{"uri":' + encode_string(uri).encode("utf-8")
+    if mime:
+        head += b',"mimeType":' + encode_string(mime).encode("utf-8")
+    return head + b"," + body + b"}"
 
 
 def stream_contents(uri: str, mime: str | None, data: bytes) -> Iterator[bytes]:
@@ -80,7 +80,7 @@ def stream_contents(uri: str, mime: str | None, data: bytes) -> Iterator[bytes]:
         for start in range(0, len(view), CHUNK):
             piece = decoder.decode(view[start : start + CHUNK], final=start + CHUNK >= len(view))
             if piece:
-                yield json.dumps(piece, ensure_ascii=False)[1:-1].encode("utf-8")
+                yield encode_string(piece)[1:-1].encode("utf-8")
     else:
         yield _head(uri, mime, "blob")
         for start in range(0, len(view), CHUNK):

@@ -13,8 +13,14 @@ from dataclasses import dataclass
 
 from .. import __version__
 from .content import Encoded, ReadFailure, VerifiedReader
-from .index import Index, JSONObject, encode_json
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, RpcError
+from .index import Index, JSONObject
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    LEGACY_RESOURCE_NOT_FOUND,
+    RpcError,
+    encode_json,
+)
 
 #: Revisions served statelessly (every request carries its version in ``_meta``).
 MODERN_VERSIONS = ("2026-07-28",)

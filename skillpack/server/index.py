@@ -11,7 +11,6 @@ directories, encoded skill entries) are computed on first use.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,6 +20,7 @@ from ..content import ContentSource
 from ..errors import Location, SkillpackError
 from ..manifest import FileEntry, SkillEntry
 from ..uri import SCHEME, SKILL_MD, decode_path
+from .jsonrpc import encode_json
 from .mime import DIRECTORY, MARKDOWN, mime_type
 from .sources import Mount
 
@@ -29,11 +29,6 @@ JSONObject = dict[str, Any]
 
 class CatalogueError(SkillpackError):
     """The mounted sources cannot be served together (exit 2)."""
-
-
-def encode_json(value: Any) -> bytes:
-    """Compact UTF-8 JSON, the one encoder of every byte the server writes."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def mounted_uri(prefix: str, uri: str) -> str:

@@ -1,10 +1,38 @@
-"""JSON-RPC 2.0 values: error codes, the error exception, response bytes."""
+"""JSON-RPC 2.0 values: JSON encoding and decoding, error codes, errors, response bytes."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from .index import encode_json
+# One encoder and one decoder, made once: json.dumps/json.loads with options build new
+# ones on every call, which shows on the resources/read path.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_encode_string = json.encoder.encode_basestring  # the C implementation where available
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact UTF-8 JSON, the one encoder of every byte the server writes."""
+    return _ENCODER.encode(value).encode("utf-8")
+
+
+def encode_string(text: str) -> str:
+    """A JSON string literal for ``text`` (quotes included), non-ASCII kept as is."""
+    escaped: str = _encode_string(text)
+    return escaped
+
+
+def decode_json(text: str) -> Any:
+    """Parse one JSON text; ``NaN`` and ``Infinity`` are refused (ValueError)."""
+    return _DECODER.decode(text)
+
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

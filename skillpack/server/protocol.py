@@ -24,7 +24,7 @@ from typing import Any
 
 from .content import Encoded
 from .handlers import LEGACY_VERSIONS, MODERN_VERSIONS, SERVER_INFO, Call, Methods, result
-from .index import JSONObject, encode_json
+from .index import JSONObject
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -35,6 +35,8 @@ from .jsonrpc import (
     UNSUPPORTED_PROTOCOL_VERSION,
     RequestId,
     RpcError,
+    decode_json,
+    encode_json,
     error_response,
     result_head,
     valid_id,
@@ -45,10 +47,6 @@ CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 
 Log = Callable[[str], None]
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -115,7 +113,7 @@ class Protocol:
         if not text.strip():
             return None  # blank lines between messages are tolerated
         try:
-            message = json.loads(text, parse_constant=_reject_constant)
+            message = decode_json(text)
         except RecursionError:
             return self._error(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
         except ValueError as exc:
