@@ -17,6 +17,8 @@ Exit codes (documented in README.md and docs/cli.md):
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,3 +87,18 @@ def display_path(path: Path | str, base: Path | None = None) -> str:
         return p.resolve().relative_to(base).as_posix() if p.is_absolute() else p.as_posix()
     except (ValueError, OSError):
         return p.as_posix()
+
+
+def report_internal_error(exc: BaseException, program: str = "skillpack") -> int:
+    """Report an unexpected exception (a bug) on stderr without a traceback, unless
+    ``SKILLPACK_DEBUG`` is set; return :data:`EXIT_INTERNAL`."""
+    if os.environ.get("SKILLPACK_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc)
+    print(
+        f"{program}: internal error: {type(exc).__name__}: {exc}\n"
+        "  this is a bug; rerun with SKILLPACK_DEBUG=1 and report the traceback",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL

@@ -8,14 +8,12 @@ exits with its code (see ``skillpack.errors`` for the exit codes).
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-import traceback
 
 import typer
 from typer.exceptions import TyperException
 
-from ..errors import EXIT_INTERNAL, EXIT_USAGE, SkillpackError
+from ..errors import EXIT_USAGE, SkillpackError, report_internal_error
 
 app = typer.Typer(
     name="skillpack",
@@ -103,11 +101,4 @@ def run(argv: list[str]) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # fail with a message, not a traceback
-        if os.environ.get("SKILLPACK_DEBUG"):
-            traceback.print_exc()
-        print(
-            f"skillpack: internal error: {type(exc).__name__}: {exc}\n"
-            "  this is a bug; rerun with SKILLPACK_DEBUG=1 and report the traceback",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
+        return report_internal_error(exc)

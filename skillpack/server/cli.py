@@ -1,0 +1,203 @@
+"""``skillpack serve``: argument parsing and start-up, with the standard library only.
+
+``skillpack/__main__.py`` calls :func:`main` before typer is imported. Start-up errors
+are rendered as :class:`~skillpack.errors.SkillpackError` on stderr with their exit
+code; once serving, stdout carries protocol messages only and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import BinaryIO
+
+from .. import __version__
+from ..errors import SkillpackError, UsageError, report_internal_error
+
+DESCRIPTION = """\
+Serve Agent Skills over MCP on stdin/stdout (the Skills extension, SEP-2640; MCP
+2026-07-28 and the legacy 2024-11-05..2025-11-25 handshake on the same process).
+SOURCE is a .skp bundle, or a skills directory (authors: the manifest is built in
+memory behind the lint gate). Read-only: every file's size and sha256 are checked
+against the lock before it is sent."""
+
+EPILOG = """\
+host configuration:  {"command": "skillpack", "args": ["serve", "/path/to/skills.skp"]}
+exit codes: 0 stdin closed or SIGTERM, 1 lint errors (DIR), 2 usage or sources, 3 bug"""
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Terminated
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="skillpack serve",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        type=Path,
+        metavar="SOURCE",
+        help="a .skp bundle or a skills directory; several may be given",
+    )
+    parser.add_argument(
+        "--prefix",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="mount under this skill-path prefix (skill://PATH/...); give it once for "
+        "every source, or once per source in order",
+    )
+    parser.add_argument(
+        "--ttl-ms",
+        type=_non_negative,
+        default=300_000,
+        metavar="MS",
+        help="ttlMs caching hint on cacheable results (default 300000)",
+    )
+    parser.add_argument(
+        "--cache-scope",
+        choices=("public", "private"),
+        default="public",
+        help="cacheScope on cacheable results (default public)",
+    )
+    parser.add_argument(
+        "--page-size",
+        type=_positive,
+        default=100,
+        metavar="N",
+        help="entries per page of every paginated list (default 100)",
+    )
+    parser.add_argument(
+        "--cache-mb",
+        type=_non_negative,
+        default=16,
+        metavar="MB",
+        help="memory for verified file contents kept between reads (default 16; 0: none)",
+    )
+    parser.add_argument(
+        "--no-directory-read",
+        dest="directory_read",
+        action="store_false",
+        help="do not offer resources/directory/read",
+    )
+    parser.add_argument(
+        "--no-lint",
+        dest="lint",
+        action="store_false",
+        help="serve a directory even when lint reports errors",
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="log nothing to stderr but errors"
+    )
+    parser.add_argument("--version", action="version", version=f"skillpack {__version__}")
+    return parser
+
+
+def _prefixes(given: Sequence[str], count: int) -> list[str]:
+    from .sources import check_prefix
+
+    cleaned = [check_prefix(p) for p in given]
+    if not cleaned:
+        return [""] * count
+    if len(cleaned) == 1:
+        return cleaned * count
+    if len(cleaned) == count:
+        return cleaned
+    raise UsageError(
+        "SRV009",
+        f"{len(cleaned)} --prefix values for {count} sources",
+        hint="give --prefix once (for every source) or once per source",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``skillpack serve ARGV``; return the exit code (never raises SystemExit)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors (already printed)
+        return exc.code if isinstance(exc.code, int) else 2
+    protocol_out: BinaryIO = os.fdopen(os.dup(1), "wb", buffering=256 * 1024)
+    sys.stdout = sys.stderr  # nothing but protocol messages may reach stdout
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _serve(args, protocol_out)
+    except _Terminated:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the client went away
+        return 0
+    except SkillpackError as exc:
+        print(exc.render(), file=sys.stderr)
+        return exc.exit_code
+    except Exception as exc:  # a bug: a message, not a traceback
+        return report_internal_error(exc, "skillpack serve")
+    finally:
+        with contextlib.suppress(OSError):
+            protocol_out.close()
+
+
+def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
+    from .content import VerifiedReader
+    from .handlers import Methods, ServeOptions
+    from .index import Index
+    from .protocol import Protocol
+    from .sources import load_mounts, stderr_log
+    from .stdio import LineServer
+
+    def log(message: str) -> None:
+        stderr_log(message)
+
+    def info(message: str) -> None:
+        if not args.quiet:
+            stderr_log(message)
+
+    prefixes = _prefixes(args.prefix, len(args.sources))
+    mounts = load_mounts(args.sources, prefixes, lint=args.lint, log=info)
+    try:
+        index = Index(mounts)
+        options = ServeOptions(args.ttl_ms, args.cache_scope, args.page_size, args.directory_read)
+        reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
+        protocol = Protocol(Methods(index, options, reader), log)
+        info(
+            f"serving {len(index.skills)} skills ({len(index.files)} files) from "
+            + ", ".join(f"{m.label} ({m.origin})" for m in mounts)
+        )
+        LineServer(protocol, 0, out).run()
+    finally:
+        for mount in mounts:
+            mount.source.close()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""JSON-RPC 2.0 values: JSON encoding and decoding, error codes, errors, response bytes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# One encoder and one decoder, made once: json.dumps/json.loads with options build new
+# ones on every call, which shows on the resources/read path.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_encode_string = json.encoder.encode_basestring  # the C implementation where available
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def encode_json(value: Any) -> bytes:
+    """Compact UTF-8 JSON, the one encoder of every byte the server writes."""
+    return _ENCODER.encode(value).encode("utf-8")
+
+
+def encode_string(text: str) -> str:
+    """A JSON string literal for ``text`` (quotes included), non-ASCII kept as is."""
+    escaped: str = _encode_string(text)
+    return escaped
+
+
+def decode_json(text: str) -> Any:
+    """Parse one JSON text; ``NaN`` and ``Infinity`` are refused (ValueError)."""
+    return _DECODER.decode(text)
+
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+#: MCP 2026-07-28: the request's protocol version is not supported.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+#: MCP 2025-11-25 and earlier: resource not found (never sent to modern requests).
+LEGACY_RESOURCE_NOT_FOUND = -32002
+
+RequestId = str | int
+
+
+class RpcError(Exception):
+    """An error response: ``code``, a one-sentence ``message`` and optional ``data``."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            out["data"] = self.data
+        return out
+
+
+def valid_id(value: Any) -> bool:
+    """MCP request ids are strings or integers (never null, bool or float)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def error_response(request_id: RequestId | None, error: RpcError) -> bytes:
+    """One error response line. Without a known id the ``id`` member is left out, as the
+    MCP schema allows (it does not allow ``null``)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0"}
+    if request_id is not None:
+        message["id"] = request_id
+    message["error"] = error.to_wire()
+    return encode_json(message) + b"\n"
+
+
+def result_head(request_id: RequestId) -> bytes:
+    """Everything of a result response line up to the result object's first member."""
+    return b'{"jsonrpc":"2.0","id":' + encode_json(request_id) + b',"result":{'
+
+
+RESULT_TAIL = b"}}\n"

@@ -1,0 +1,265 @@
+"""Message handling: validation, the two protocol eras, dispatch, response bytes.
+
+One process serves both eras (MCP "dual-era" server):
+
+* a request whose ``params._meta`` carries ``io.modelcontextprotocol/protocolVersion``
+  is served statelessly under that 2026-07-28 version (``-32602`` when the envelope is
+  incomplete, ``-32022`` for an unknown version); its result carries ``resultType``,
+  ``ttlMs``/``cacheScope`` where the method is cacheable, and serverInfo in ``_meta``;
+* ``initialize`` negotiates a legacy version (2024-11-05 .. 2025-11-25); from then on,
+  requests without that envelope are served under it, with legacy result shapes (no
+  ``resultType``, no caching fields; not-found reads answer ``-32002``);
+* ``ping`` is answered in any state, as legacy clients may ping before ``initialize``.
+
+Every request gets exactly one response; notifications never do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from .content import Encoded
+from .handlers import LEGACY_VERSIONS, MODERN_VERSIONS, SERVER_INFO, Call, Methods, result
+from .index import JSONObject
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RESULT_TAIL,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    RequestId,
+    RpcError,
+    decode_json,
+    encode_json,
+    error_response,
+    result_head,
+    valid_id,
+)
+
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+
+Log = Callable[[str], None]
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    match = _WS.match(text, pos)
+    return match.end() if match else pos
+
+
+def _sniff_id(head: bytes) -> RequestId | None:
+    """The top-level ``id`` of a JSON object from its first bytes, if they show it.
+
+    Used for messages too large to keep: their prefix is parsed member by member
+    until ``id`` is found or a member does not fit in the prefix.
+    """
+    text = head.decode("utf-8", errors="ignore")
+    decoder = json.JSONDecoder()
+    pos = _skip_ws(text, 0)
+    if not text.startswith("{", pos):
+        return None
+    pos += 1
+    while True:
+        try:
+            key, pos = decoder.raw_decode(text, _skip_ws(text, pos))
+            pos = _skip_ws(text, pos)
+            if not isinstance(key, str) or not text.startswith(":", pos):
+                return None
+            value, pos = decoder.raw_decode(text, _skip_ws(text, pos + 1))
+        except (ValueError, RecursionError):
+            return None
+        if key == "id":
+            return value if valid_id(value) else None
+        pos = _skip_ws(text, pos)
+        if not text.startswith(",", pos):
+            return None
+        pos += 1
+
+
+class Protocol:
+    """Turns one incoming line into the bytes of its response (or None)."""
+
+    def __init__(self, methods: Methods, log: Log) -> None:
+        self.methods = methods
+        self.log = log
+        self.legacy_version: str | None = None  #: set by ``initialize``
+        options = methods.options
+        meta = b',"_meta":' + encode_json({SERVER_INFO_KEY: SERVER_INFO})
+        cache = b',"ttlMs":' + encode_json(options.ttl_ms)
+        cache += b',"cacheScope":' + encode_json(options.cache_scope)
+        self._modern_tail = meta + RESULT_TAIL
+        self._modern_cacheable_tail = cache + meta + RESULT_TAIL
+
+    # -- entry points ---------------------------------------------------------------
+
+    def handle_line(self, line: bytes) -> Encoded | None:
+        """The response to one line (without its newline), or None for notifications."""
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return self._error(
+                None, PARSE_ERROR, f"Parse error: not valid UTF-8 at byte {exc.start}"
+            )
+        if not text.strip():
+            return None  # blank lines between messages are tolerated
+        try:
+            message = decode_json(text)
+        except RecursionError:
+            return self._error(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
+        except ValueError as exc:
+            return self._error(None, PARSE_ERROR, f"Parse error: {exc}")
+        if isinstance(message, list):
+            return self._batch(message)
+        return self._message(message)
+
+    def handle_oversized(self, head: bytes, size: int, limit: int) -> Encoded:
+        """The response to a line longer than ``limit`` (only its first bytes were kept)."""
+        return self._error(
+            _sniff_id(head),
+            INVALID_REQUEST,
+            f"Invalid Request: message of {size} bytes exceeds the limit of {limit} bytes",
+            {"limit": limit},
+        )
+
+    # -- messages -------------------------------------------------------------------
+
+    def _error(
+        self, request_id: RequestId | None, code: int, message: str, data: Any = None
+    ) -> Encoded:
+        return (error_response(request_id, RpcError(code, message, data)),)
+
+    def _batch(self, batch: list[Any]) -> Encoded:
+        reason = "Invalid Request: batch arrays are not supported; send one message per line"
+        ids = [
+            m["id"]
+            for m in batch
+            if isinstance(m, dict) and "method" in m and valid_id(m.get("id"))
+        ]
+        if not ids:
+            return self._error(None, INVALID_REQUEST, reason)
+        return tuple(error_response(i, RpcError(INVALID_REQUEST, reason)) for i in ids)
+
+    def _message(self, message: Any) -> Encoded | None:
+        if not isinstance(message, dict):
+            return self._error(None, INVALID_REQUEST, "Invalid Request: not a JSON object")
+        has_id = "id" in message
+        request_id = message.get("id")
+        if has_id and not valid_id(request_id):
+            return self._error(
+                None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer"
+            )
+        method = message.get("method")
+        if "method" not in message:
+            if has_id and ("result" in message or "error" in message):
+                return None  # a response: this server sends no requests, so nothing to match
+            return self._error(request_id, INVALID_REQUEST, "Invalid Request: no method")
+        if message.get("jsonrpc") != "2.0":
+            return self._error(
+                request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'
+            )
+        if not isinstance(method, str):
+            return self._error(
+                request_id, INVALID_REQUEST, "Invalid Request: method must be a string"
+            )
+        params = message.get("params", {})
+        if not has_id:
+            # notifications/initialized needs no action; notifications/cancelled neither:
+            # each request is answered before the next line is read, so nothing is ever in
+            # flight to stop. Other notifications are ignored.
+            return None
+        assert request_id is not None
+        try:
+            if not isinstance(params, dict):
+                raise RpcError(INVALID_PARAMS, "params must be an object")
+            return self._request(request_id, method, params)
+        except RpcError as exc:
+            return (error_response(request_id, exc),)
+        except Exception as exc:  # a bug: answer, log, keep serving
+            self.log(f"internal error in {method}: {type(exc).__name__}: {exc}")
+            if os.environ.get("SKILLPACK_DEBUG"):
+                import traceback
+
+                self.log(traceback.format_exc())
+            return self._error(request_id, INTERNAL_ERROR, "Internal error")
+
+    def _request(self, request_id: RequestId, method: str, params: JSONObject) -> Encoded:
+        if method == "initialize":
+            return self._initialize(request_id, params)
+        handler = self.methods.table.get(method)
+        if handler is None:
+            raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}", {"method": method})
+        call = self._era(method, params)
+        answer = handler(params, call)
+        head = result_head(request_id)
+        if call.modern:
+            tail = self._modern_cacheable_tail if answer.cacheable else self._modern_tail
+            first = head + (
+                b'"resultType":"complete"' if answer.empty else b'"resultType":"complete",'
+            )
+        else:
+            tail, first = RESULT_TAIL, head
+        if isinstance(answer.members, tuple | list):
+            return (first, *answer.members, tail)
+        return _chain(first, answer.members, tail)
+
+    def _era(self, method: str, params: JSONObject) -> Call:
+        meta = params.get("_meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise RpcError(INVALID_PARAMS, "params._meta must be an object")
+        if meta is not None and PROTOCOL_VERSION_KEY in meta:
+            return self._modern(meta)
+        if self.legacy_version is not None and method != "server/discover":
+            return Call(False, self.legacy_version)
+        if method == "ping":
+            return Call(False, LEGACY_VERSIONS[0])
+        raise RpcError(
+            INVALID_PARAMS,
+            f"params._meta must carry {PROTOCOL_VERSION_KEY} and {CLIENT_CAPABILITIES_KEY} "
+            "(or send initialize first)",
+        )
+
+    def _modern(self, meta: JSONObject) -> Call:
+        missing = [k for k in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY) if k not in meta]
+        if missing:
+            raise RpcError(INVALID_PARAMS, f"params._meta is missing {', '.join(missing)}")
+        version = meta[PROTOCOL_VERSION_KEY]
+        if not isinstance(version, str):
+            raise RpcError(INVALID_PARAMS, f"params._meta {PROTOCOL_VERSION_KEY} must be a string")
+        if not isinstance(meta[CLIENT_CAPABILITIES_KEY], dict):
+            raise RpcError(
+                INVALID_PARAMS, f"params._meta {CLIENT_CAPABILITIES_KEY} must be an object"
+            )
+        if version not in MODERN_VERSIONS:
+            raise RpcError(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                {"supported": list(MODERN_VERSIONS), "requested": version},
+            )
+        return Call(True, version)
+
+    def _initialize(self, request_id: RequestId, params: JSONObject) -> Encoded:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise RpcError(INVALID_PARAMS, "params.protocolVersion must be a string")
+        if not isinstance(params.get("capabilities", {}), dict):
+            raise RpcError(INVALID_PARAMS, "params.capabilities must be an object")
+        version = requested if requested in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
+        self.legacy_version = version
+        answer = result(self.methods.initialize_result(version))
+        return (result_head(request_id), *answer.members, RESULT_TAIL)
+
+
+def _chain(first: bytes, members: Iterable[bytes], tail: bytes) -> Iterator[bytes]:
+    yield first
+    yield from members
+    yield tail

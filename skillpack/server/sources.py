@@ -1,0 +1,163 @@
+"""What the server serves: bundles and source directories, each mounted at a prefix.
+
+``load_bundle_source`` is the one seam to the bundle reader
+(``skillpack.archive.reader.open_bundle(path, mode="fast")``, stdlib-only). Directory
+mode (``skillpack serve DIR``, for authors) builds the manifest in memory from the
+tree, behind the lint gate, and may import anything.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..content import ContentSource, TreeSource
+from ..errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError, UsageError
+from ..uri import is_valid_authority, is_valid_segment
+
+Log = Callable[[str], None]
+
+
+def stderr_log(message: str) -> None:
+    print(f"skillpack serve: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One content source served under a skill-path prefix (``""`` for none)."""
+
+    source: ContentSource
+    prefix: str
+    origin: str  #: the path given on the command line
+    kind: str  #: ``"bundle"`` or ``"directory"``
+
+    @property
+    def label(self) -> str:
+        """How the instructions and logs name this source: ``NAME VERSION``."""
+        manifest = self.source.manifest
+        return f"{manifest.name} {manifest.version}".strip()
+
+
+def check_prefix(prefix: str) -> str:
+    """Validate a ``--prefix`` value (``team`` or ``acme/billing``); return it normalised."""
+    if prefix == "":
+        return prefix
+    segments = prefix.split("/")
+    bad = [s for s in segments if not is_valid_segment(s)]
+    if bad or not is_valid_authority(segments[0]):
+        raise UsageError(
+            "SRV005",
+            f"invalid --prefix {prefix!r}",
+            hint="use '/'-separated segments of letters, digits and - . _ ~ "
+            "(no leading, trailing or doubled '/')",
+        )
+    return prefix
+
+
+def load_bundle_source(path: Path) -> ContentSource:
+    """Open a ``.skp`` bundle read-only with the fast, stdlib-only reader.
+
+    The reader checks the lock against the archive's directory (every entry present,
+    sizes equal) and the index against the lock before returning.
+    """
+    try:
+        from ..archive.reader import open_bundle  # type: ignore[import-not-found,unused-ignore]
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("skillpack.archive", "skillpack.archive.reader"):
+            raise
+        raise UsageError(
+            "SRV002",
+            "cannot open bundles: this skillpack has no bundle reader (skillpack.archive)",
+            Location(str(path)),
+            hint="serve the source directory instead: skillpack serve DIR",
+        ) from None
+    source: ContentSource = open_bundle(path, mode="fast")
+    return source
+
+
+def run_lint_gate(tree: Any, log: Log) -> list[Any]:
+    """Error-severity findings of ``skillpack.lint.lint_tree(tree)``; [] without lint.
+
+    Expects ``lint_tree(tree) -> Iterable[Finding]`` where a finding has ``severity``,
+    ``code``, ``message``, ``path``, ``line`` and ``col``.
+    """
+    try:
+        from ..lint import lint_tree  # type: ignore[import-not-found,attr-defined,unused-ignore]
+    except ModuleNotFoundError as exc:  # the module is absent (not: lint_tree is missing)
+        if exc.name != "skillpack.lint":
+            raise
+        log("note: skillpack.lint is not available; serving without the lint gate")
+        return []
+    return [f for f in lint_tree(tree) if getattr(f, "severity", None) == "error"]
+
+
+def _render_finding(finding: Any) -> str:
+    where = Location(
+        str(getattr(finding, "path", "")),
+        getattr(finding, "line", 0) or 0,
+        getattr(finding, "col", 0) or 0,
+    ).render()
+    return f"{where}: {getattr(finding, 'code', '?')} {getattr(finding, 'message', finding)}"
+
+
+def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
+    """Discover, lint and hash the skills under ``path`` (its configuration applies)."""
+    from ..config import resolve_config
+    from ..discovery import discover as discover_tree
+    from ..discovery import select
+    from ..manifest import build_manifest
+
+    config = resolve_config([path])
+    tree = discover_tree(config)
+    skills = select(tree, [path])
+    if not skills:
+        raise UsageError(
+            "SRV004",
+            "no skills found (a skill is a directory holding SKILL.md)",
+            Location(str(path)),
+            hint="check the path and the 'roots' of the configuration",
+            exit_code=EXIT_USAGE,
+        )
+    if lint:
+        errors = run_lint_gate(tree, log)
+        if errors:
+            raise SkillpackError(
+                "SRV003",
+                f"lint found {len(errors)} error(s); not serving",
+                Location(str(path)),
+                hint="fix them (skillpack lint), or pass --no-lint to serve anyway",
+                exit_code=EXIT_FINDINGS,
+                details=[_render_finding(f) for f in errors[:20]],
+            )
+    manifest = build_manifest(tree, skills)
+    paths = {skill.uri(f.rel): f.path for skill in skills for f in skill.files}
+    return TreeSource(manifest, paths)
+
+
+def load_mounts(
+    paths: Sequence[Path], prefixes: Sequence[str], *, lint: bool, log: Log = stderr_log
+) -> list[Mount]:
+    """Open every source: a directory is served from its tree, a file as a bundle."""
+    mounts: list[Mount] = []
+    try:
+        for path, prefix in zip(paths, prefixes, strict=True):
+            if path.is_dir():
+                source, kind = load_dir_source(path, lint=lint, log=log), "directory"
+            elif path.is_file():
+                source, kind = load_bundle_source(path), "bundle"
+            else:
+                raise UsageError(
+                    "SRV001",
+                    "no such bundle or directory",
+                    Location(str(path)),
+                    hint="give the path of a .skp bundle or of a skills directory",
+                )
+            mounts.append(Mount(source, prefix, str(path), kind))
+    except BaseException:
+        for mount in mounts:
+            mount.source.close()
+        raise
+    return mounts

@@ -1,0 +1,101 @@
+"""Bundle mode: the stdlib-only start-up path, through the bundle reader seam.
+
+With the real reader (``skillpack.archive.reader``, from the bundle branch) these
+tests build a real ``.skp``; until it is merged they use the test-only stand-in in
+``serve_fake_reader.py`` installed by a bootstrap, so the serve path itself
+(``load_bundle_source`` and everything after it) is what is measured.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, cli_env, run_cli
+from mcp_wire import HANG_GUARD_S, request_line
+from serve_fake_reader import bootstrap_command, write_fake_bundle
+
+#: Modules that must not be imported on the serve path (bundle mode).
+FORBIDDEN = (
+    *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec"),
+    *("skillpack.cli", "skillpack.config", "skillpack.discovery", "skillpack._schemas"),
+)
+HAS_READER = importlib.util.find_spec("skillpack.archive") is not None
+
+
+def _serve_command(tmp_path: Path, *python_flags: str) -> list[str]:
+    """The command serving the examples as a bundle (real or stand-in)."""
+    if HAS_READER:
+        bundle = tmp_path / "examples.skp"
+        built = run_cli("build", EXAMPLES, "-o", bundle)
+        assert built.returncode == 0, built.stderr
+        return [sys.executable, *python_flags, "-m", "skillpack", "serve", str(bundle)]
+    fake = write_fake_bundle(EXAMPLES / "skills", tmp_path / "examples.fake.json")
+    return bootstrap_command([sys.executable, *python_flags], str(fake))
+
+
+def _run(command: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        command, input=data, capture_output=True, env=cli_env(), timeout=HANG_GUARD_S
+    )
+
+
+def test_serve_path_imports_only_the_standard_library(tmp_path: Path) -> None:
+    """``python -X importtime``: nothing heavy is imported before (or after) the answer."""
+    proc = _run(_serve_command(tmp_path, "-X", "importtime"), request_line(1, "skills/list"))
+    assert proc.returncode == 0, proc.stderr.decode()
+    response = json.loads(proc.stdout.splitlines()[0])
+    assert len(response["result"]["skills"]) == 5
+    imported = [
+        line.rsplit("|", 1)[-1].strip()
+        for line in proc.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    ]
+    assert "skillpack.server.protocol" in imported  # the table was really read
+    heavy = sorted(
+        {
+            name
+            for name in imported
+            for bad in FORBIDDEN
+            if name == bad or name.startswith(bad + ".")
+        }
+    )
+    assert heavy == []
+
+
+def test_bundle_mode_serves_and_verifies(tmp_path: Path) -> None:
+    command = _serve_command(tmp_path)
+    requests = [request_line(1, "skills/list")]
+    uris = ["skill://pdf-processing/scripts/extract.py", "skill://brand-assets/assets/logo.png"]
+    requests += [request_line(n, "resources/read", uri=uri) for n, uri in enumerate(uris, start=2)]
+    proc = _run(command, b"".join(requests))
+    assert proc.returncode == 0, proc.stderr.decode()
+    listing, script, logo = (json.loads(line) for line in proc.stdout.splitlines())
+    assert len(listing["result"]["skills"]) == 5
+    assert script["result"]["contents"][0]["mimeType"] == "text/x-python"
+    assert "blob" in logo["result"]["contents"][0]
+
+
+@pytest.mark.skipif(not HAS_READER, reason="needs skillpack.archive (bundle branch)")
+def test_a_tampered_bundle_is_never_served(tmp_path: Path) -> None:
+    bundle = tmp_path / "examples.skp"
+    assert run_cli("build", EXAMPLES, "-o", bundle, "--compression", "stored").returncode == 0
+    data = bytearray(bundle.read_bytes())
+    needle = b"Extract text and form fields"  # in pdf-processing/SKILL.md, stored as is
+    at = data.find(needle, data.find(b"pdf-processing/SKILL.md"))
+    assert at > 0
+    data[at] ^= 0x20
+    bundle.write_bytes(bytes(data))
+    uri = "skill://pdf-processing/SKILL.md"
+    request = request_line(1, "resources/read", uri=uri)
+    proc = _run([sys.executable, "-m", "skillpack", "serve", str(bundle)], request)
+    if proc.returncode == 0:  # the reader opened it: the read must be refused
+        (response,) = (json.loads(line) for line in proc.stdout.splitlines())
+        assert response["error"]["code"] == -32603 and response["error"]["data"] == {"uri": uri}
+        assert b"xtract text" not in proc.stdout
+    else:  # or the reader refused the bundle at start, naming the entry
+        assert b"pdf-processing/SKILL.md" in proc.stderr and proc.stdout == b""
