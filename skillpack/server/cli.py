@@ -12,13 +12,14 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import BinaryIO
 
 from .. import __version__
 from ..errors import SkillpackError, UsageError, report_internal_error
+from ..signing.options import add_require_signature_arguments, required_policy
 
 DESCRIPTION = """\
 Serve Agent Skills over MCP on stdin/stdout (the Skills extension, SEP-2640; MCP
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-q", "--quiet", action="store_true", help="log nothing to stderr but errors"
     )
     parser.add_argument("--version", action="version", version=f"skillpack {__version__}")
+    add_require_signature_arguments(parser)
     return parser
 
 
@@ -182,6 +184,7 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
             stderr_log(message)
 
     prefixes = _prefixes(args.prefix, len(args.sources))
+    _check_signatures(args, info)
     mounts = load_mounts(args.sources, prefixes, lint=args.lint, log=info)
     try:
         index = Index(mounts)
@@ -197,6 +200,26 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
         for mount in mounts:
             mount.source.close()
     return 0
+
+
+def _check_signatures(args: argparse.Namespace, info: Callable[[str], None]) -> None:
+    """With ``--require-signature``: every source must be a bundle whose signature
+    (``BUNDLE.sigstore.json``) verifies under the policy, before anything is served."""
+    policy = required_policy(args)
+    if policy is None:
+        return
+    from ..signing.verify import enforce_signature
+
+    for source in args.sources:
+        if source.is_dir():
+            raise UsageError(
+                "SRV010",
+                f"{source} is a directory: only bundles carry signatures",
+                hint="build and sign a bundle, or drop --require-signature",
+            )
+        verified = enforce_signature(source, policy)
+        if verified is not None:
+            info(verified.summary())
 
 
 if __name__ == "__main__":  # pragma: no cover
