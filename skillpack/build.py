@@ -22,6 +22,7 @@ from .errors import EXIT_FINDINGS, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
 from .lock import LockError, check_lock, render_lock
 from .manifest import Manifest, build_manifest
+from .signing.policy import SigningOptions
 
 Progress = Callable[[int, int], None]
 
@@ -36,6 +37,7 @@ class BuildResult:
     lock_path: Path
     lock_written: bool
     lint: str  #: "passed", "skipped" (--no-lint) or "unavailable" (no skillpack.lint)
+    signature: Path | None = None  #: the signature file, when signed
 
 
 def run_lint_gate(tree: SourceTree, skills: Iterable[SourceSkill]) -> list[Any] | None:
@@ -94,8 +96,19 @@ def build(
     compression: str | None = None,
     progress: Progress | None = None,
     epoch: int | None = None,
+    sign: SigningOptions | None = None,
 ) -> BuildResult:
-    """Build the bundle of ``config``'s tree; see ``skillpack build --help``."""
+    """Build the bundle of ``config``'s tree; see ``skillpack build --help``.
+
+    With ``sign``, the signer is made first (key loaded, or trust config and identity
+    token obtained: a problem stops the build before any work), and the archive is
+    signed once written: ``sign.output`` or ``<archive>.sigstore.json``, atomically.
+    """
+    signer = None
+    if sign is not None:
+        from .signing.sign import signer_for
+
+        signer = signer_for(sign)
     chosen = compression or config.build.compression
     if chosen not in COMPRESSIONS:
         raise UsageError("BLD004", f"unknown compression {chosen!r} (use deflate or stored)")
@@ -155,6 +168,11 @@ def build(
             epoch=source_date_epoch() if epoch is None else epoch,
             progress=progress,
         )
+    signature = None
+    if sign is not None and signer is not None:
+        from .signing.sign import write_signature
+
+        signature = write_signature(target, signer, sign.output)
     return BuildResult(
         target,
         result.digest,
@@ -164,4 +182,5 @@ def build(
         lock_path,
         written,
         lint_state,
+        signature,
     )

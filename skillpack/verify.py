@@ -2,8 +2,9 @@
 
 :func:`verify_bundle` opens the bundle in full mode (every entry checked, the lock
 validated against its schema and the index, every file hashed against the lock) and
-then runs any extra ``checks``: the seam for signature verification, which the
-signing module plugs in as a :data:`BundleCheck`.
+then runs any extra ``checks`` on the opened bundle. Signature verification is not
+one of them: :func:`skillpack.signing.verify.verify_signed_bundle` checks the
+signature against the archive's raw bytes before it opens the bundle.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ from pathlib import Path
 from tests.conftest import run_cli, write_skill
 
 COMMENT = b"skillpack-bundle/1"
+LOCK = ".skillpack/skillpack.lock"
 Entry = tuple[zipfile.ZipInfo, bytes]
+Change = Callable[[list[Entry]], list[Entry]]
 
 
 def make_project(root: Path, name: str = "demo", version: str = "1.0.0") -> Path:
@@ -50,6 +52,30 @@ def info(name: str, mode: int = 0o100644, method: int = zipfile.ZIP_DEFLATED) ->
     return zi
 
 
+def same_info(zi: zipfile.ZipInfo, method: int | None = None) -> zipfile.ZipInfo:
+    """A fresh ZipInfo like ``zi`` (name, mode, method unless ``method`` is given)."""
+    return info(zi.filename, zi.external_attr >> 16, zi.compress_type if method is None else method)
+
+
+def add_entries(*new: Entry) -> Change:
+    return lambda items: [*items, *new]
+
+
+def replace_entry(name: str, make: Callable[[zipfile.ZipInfo, bytes], Entry]) -> Change:
+    return lambda items: [
+        make(zi, data) if zi.filename == name else (zi, data) for zi, data in items
+    ]
+
+
+def set_entry(name: str, data: bytes) -> Change:
+    """Entry ``name`` holding ``data`` instead (same name, mode and method)."""
+    return replace_entry(name, lambda zi, _: (same_info(zi), data))
+
+
+def edit_lock(old: bytes, new: bytes) -> Change:
+    return replace_entry(LOCK, lambda zi, d: (same_info(zi), d.replace(old, new, 1)))
+
+
 def write_zip(path: Path, items: list[Entry], comment: bytes = COMMENT) -> Path:
     import warnings
 
@@ -62,7 +88,7 @@ def write_zip(path: Path, items: list[Entry], comment: bytes = COMMENT) -> Path:
     return path
 
 
-def rewrite(src: Path, dst: Path, change: Callable[[list[Entry]], list[Entry]]) -> Path:
+def rewrite(src: Path, dst: Path, change: Change) -> Path:
     return write_zip(dst, change(entries(src)))
 
 

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import EXAMPLES, REPO, run_cli
 
 from skillpack.config import resolve_config
 from skillpack.discovery import discover
 from skillpack.manifest import build_manifest
+from tests.conftest import EXAMPLES, REPO, run_cli
 
 SERVERS = REPO / "tests" / "servers"
 SKILLS = EXAMPLES / "skills"

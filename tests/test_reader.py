@@ -19,19 +19,23 @@ from skillpack.archive import BundleError
 from skillpack.archive.reader import open_bundle
 from skillpack.content import IntegrityError
 from tests._bundles import (
+    LOCK,
     Entry,
+    add_entries,
     build,
     data_offset,
+    edit_lock,
     entries,
     info,
     make_project,
     patch_sizes,
+    replace_entry,
     rewrite,
+    same_info,
     write_zip,
 )
 from tests.conftest import REPO, cli_env, run_cli
 
-LOCK = ".skillpack/skillpack.lock"
 INDEX = ".skillpack/index.json"
 CHECKLIST = "code-review/references/checklist.md"
 
@@ -53,79 +57,75 @@ def stored(project: Path) -> Path:
     return build(project, project.parent / "stored.skp", "--compression", "stored")
 
 
-def _add(*new: Entry) -> Callable[[list[Entry]], list[Entry]]:
-    return lambda items: [*items, *new]
-
-
-def _replace(name: str, make: Callable[[zipfile.ZipInfo, bytes], Entry]) -> Callable:
-    return lambda items: [
-        make(zi, data) if zi.filename == name else (zi, data) for zi, data in items
-    ]
-
-
 def _drop(name: str) -> Callable[[list[Entry]], list[Entry]]:
     return lambda items: [(zi, d) for zi, d in items if zi.filename != name]
-
-
-def _same(zi: zipfile.ZipInfo, method: int | None = None) -> zipfile.ZipInfo:
-    return info(zi.filename, zi.external_attr >> 16, zi.compress_type if method is None else method)
-
-
-def _edit_lock(old: bytes, new: bytes) -> Callable:
-    return _replace(LOCK, lambda zi, d: (_same(zi), d.replace(old, new, 1)))
 
 
 def _edit_index(items: list[Entry]) -> list[Entry]:
     def change(zi: zipfile.ZipInfo, data: bytes) -> Entry:
         doc = json.loads(data)
         doc["skills"][0]["frontmatter"]["description"] = "Something else entirely."
-        return _same(zi), json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+        return same_info(zi), json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
 
-    return _replace(INDEX, change)(items)
+    return replace_entry(INDEX, change)(items)
 
 
 HOSTILE = {
-    "absolute": (_add((info("/etc/evil.md"), b"x")), "BND002", "/etc/evil.md"),
-    "parent": (_add((info("tools/../../evil.md"), b"x")), "BND003", "tools/../../evil.md"),
-    "backslash": (_add((info("tools\\evil.md"), b"x")), "BND004", "tools\\evil.md"),
-    "drive": (_add((info("C:/evil.md"), b"x")), "BND005", "C:/evil.md"),
-    "symlink": (_add((info("tools/link", 0o120777), b"/etc/passwd")), "BND006", "symbolic link"),
-    "directory": (_add((info("tools/dir/", 0o040755), b"")), "BND006", "tools/dir/: directory"),
-    "fifo": (_add((info("tools/pipe", 0o010644), b"")), "BND006", "tools/pipe"),
-    "duplicate": (_add((info("tools/SKILL.md"), b"x")), "BND007", "tools/SKILL.md"),
-    "case": (_add((info("tools/skill.md"), b"x")), "BND008", "'tools/SKILL.md'"),
+    "absolute": (add_entries((info("/etc/evil.md"), b"x")), "BND002", "/etc/evil.md"),
+    "parent": (add_entries((info("tools/../../evil.md"), b"x")), "BND003", "tools/../../evil.md"),
+    "backslash": (add_entries((info("tools\\evil.md"), b"x")), "BND004", "tools\\evil.md"),
+    "drive": (add_entries((info("C:/evil.md"), b"x")), "BND005", "C:/evil.md"),
+    "symlink": (
+        add_entries((info("tools/link", 0o120777), b"/etc/passwd")),
+        "BND006",
+        "symbolic link",
+    ),
+    "directory": (
+        add_entries((info("tools/dir/", 0o040755), b"")),
+        "BND006",
+        "tools/dir/: directory",
+    ),
+    "fifo": (add_entries((info("tools/pipe", 0o010644), b"")), "BND006", "tools/pipe"),
+    "duplicate": (add_entries((info("tools/SKILL.md"), b"x")), "BND007", "tools/SKILL.md"),
+    "case": (add_entries((info("tools/skill.md"), b"x")), "BND008", "'tools/SKILL.md'"),
     "nfc": (
-        _add((info("tools/caf\u00e9.md"), b"1"), (info("tools/cafe\u0301.md"), b"2")),
+        add_entries((info("tools/caf\u00e9.md"), b"1"), (info("tools/cafe\u0301.md"), b"2")),
         "BND008",
         "NFC normalization",
     ),
     "size": (
-        _replace(CHECKLIST, lambda zi, d: (_same(zi), d + b"more")),
+        replace_entry(CHECKLIST, lambda zi, d: (same_info(zi), d + b"more")),
         "BND009",
         f"{CHECKLIST}: size 16 differs from the locked 12",
     ),
     "bomb": (
-        _replace("tools/assets/zeros.bin", lambda zi, d: (_same(zi, zipfile.ZIP_DEFLATED), d)),
+        replace_entry(
+            "tools/assets/zeros.bin", lambda zi, d: (same_info(zi, zipfile.ZIP_DEFLATED), d)
+        ),
         "BND010",
         "tools/assets/zeros.bin: compression ratio",
     ),
-    "unlisted": (_add((info("tools/extra.md"), b"x")), "BND011", "tools/extra.md: file not listed"),
+    "unlisted": (
+        add_entries((info("tools/extra.md"), b"x")),
+        "BND011",
+        "tools/extra.md: file not listed",
+    ),
     "missing": (
         _drop("tools/nested/notes.md"),
         "BND012",
         "tools/nested/notes.md: listed in the lock",
     ),
     "schema": (
-        _edit_lock(b'lock-version = "1.0"', b'lock-version = "9.9"'),
+        edit_lock(b'lock-version = "1.0"', b'lock-version = "9.9"'),
         "BND013",
         "does not match its schema",
     ),
-    "lock-edit": (_edit_lock(b"size = 12\n", b"size = 13\n"), "BND013", "index-digest"),
+    "lock-edit": (edit_lock(b"size = 12\n", b"size = 13\n"), "BND013", "index-digest"),
     "index": (_edit_index, "BND014", ".skillpack/index.json"),
-    "empty-segment": (_add((info("tools//x.md"), b"x")), "BND016", "tools//x.md"),
-    "reserved": (_add((info(".skillpack/extra"), b"x")), "BND016", ".skillpack/extra"),
+    "empty-segment": (add_entries((info("tools//x.md"), b"x")), "BND016", "tools//x.md"),
+    "reserved": (add_entries((info(".skillpack/extra"), b"x")), "BND016", ".skillpack/extra"),
     "method": (
-        _replace(CHECKLIST, lambda zi, d: (_same(zi, zipfile.ZIP_BZIP2), d)),
+        replace_entry(CHECKLIST, lambda zi, d: (same_info(zi, zipfile.ZIP_BZIP2), d)),
         "BND017",
         f"{CHECKLIST}: unsupported compression method 12",
     ),
@@ -158,7 +158,7 @@ def test_declared_size_smaller_than_the_data_is_refused(stored: Path, tmp_path: 
     lying = rewrite(
         stored,
         tmp_path / "lying.skp",
-        _replace(CHECKLIST, lambda zi, d: (_same(zi, zipfile.ZIP_DEFLATED), b"-" * 40)),
+        replace_entry(CHECKLIST, lambda zi, d: (same_info(zi, zipfile.ZIP_DEFLATED), b"-" * 40)),
     )
     lying.write_bytes(patch_sizes(lying.read_bytes(), CHECKLIST, 12))
     proc = run_cli("verify", lying)

@@ -99,6 +99,7 @@ Mode = Literal["fast", "full"]
 #: Metadata entries larger than this are refused (a 1,000-skill lock is ~1 MB).
 MAX_METADATA = 256 << 20
 LOCK_HEAD = 4096
+DIGEST_CHUNK = 1 << 20
 
 _PATH_CODES = {ABSOLUTE: "BND002", PARENT: "BND003", BACKSLASH: "BND004", DRIVE: "BND005"}
 
@@ -568,9 +569,13 @@ class Bundle:
         return sha256_digest(self.lock_bytes)
 
     def archive_digest(self) -> str:
-        """``sha256:<hex>`` of the whole ``.skp`` file, streamed."""
-        with open(self.path, "rb") as fh:
-            return "sha256:" + hashlib.file_digest(fh, "sha256").hexdigest()
+        """``sha256:<hex>`` of the whole ``.skp`` file, streamed through this bundle's own
+        handle: the digest covers exactly the bytes the reader reads, even if the path
+        was replaced after opening (what a signature check relies on)."""
+        h = hashlib.sha256()
+        for offset in range(0, self._file.size, DIGEST_CHUNK):
+            h.update(self._file.read(offset, min(DIGEST_CHUNK, self._file.size - offset)))
+        return "sha256:" + h.hexdigest()
 
     @property
     def size(self) -> int:

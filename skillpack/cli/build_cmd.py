@@ -1,4 +1,4 @@
-"""``skillpack build [PATH] [-o OUT] [--locked] [--no-lint] [--compression ...]``."""
+"""``skillpack build [PATH] [-o OUT] [--locked] [--no-lint] [--compression ...] [--sign ...]``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from ..signing.options import with_signing_options
+from ..signing.policy import SigningOptions
 from ._common import plural
 from .lock_cmd import ConfigOpt, PathArg
 
@@ -17,6 +19,7 @@ class CompressionChoice(StrEnum):
     stored = "stored"
 
 
+@with_signing_options
 def build_command(
     path: PathArg = None,
     output: Annotated[
@@ -37,13 +40,30 @@ def build_command(
         ),
     ] = None,
     config: ConfigOpt = None,
+    sign: Annotated[
+        bool,
+        typer.Option(
+            "--sign",
+            help="Sign the bundle once written, as 'skillpack sign' does (keylessly, or "
+            "--key): writes <bundle>.sigstore.json.",
+        ),
+    ] = False,
+    *,
+    signing: SigningOptions,
 ) -> None:
-    """Lint, lock and write a reproducible bundle archive (.skp)."""
+    """Lint, lock and write a reproducible bundle archive (.skp); with --sign, sign it."""
     from ..build import build
     from ..config import resolve_config
     from ..errors import display_path
+    from ..signing.errors import unusable
     from ._progress import ProgressBar
 
+    if signing.requested and not sign:
+        raise unusable(
+            "SIG020",
+            "--key, --trust-config and --staging are signing options",
+            hint="add --sign to sign the bundle after building it",
+        )
     cfg = resolve_config([path] if path else [], config)
     bar = ProgressBar("building")
     try:
@@ -54,6 +74,7 @@ def build_command(
             lint=not no_lint,
             compression=compression.value if compression else None,
             progress=bar,
+            sign=signing if sign else None,
         )
     finally:
         bar.close()
@@ -65,6 +86,8 @@ def build_command(
         f"  {plural(result.skills, 'skill')}, {plural(result.files, 'file')}, "
         f"{result.size} bytes (lint: {result.lint})"
     )
+    if result.signature is not None:
+        typer.echo(f"signed: wrote {display_path(result.signature)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -94,19 +94,22 @@ def _typer_parameter(option: Option) -> inspect.Parameter:
 def _with_options(
     options: tuple[Option, ...], argument: str, build: Callable[[Mapping[str, Any]], Any]
 ) -> Callable[[F], F]:
-    """Add ``options`` to a typer command; the command gets ``argument=build(values)``."""
+    """Add ``options`` to a typer command; the command gets ``argument=build(values)``.
+    An option whose field the command already has as a parameter is left out (the
+    command's own parameter keeps its meaning, the value gets the field's default)."""
 
     def decorate(command: F) -> F:
         signature = inspect.signature(command, eval_str=True)
         params = [p for p in signature.parameters.values() if p.name != argument]
         taken = {p.name for p in params}
-        extra = [_typer_parameter(o) for o in options if o.field not in taken]
+        added = [o for o in options if o.field not in taken]
 
         @functools.wraps(command)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            values = {o.field: kwargs.pop(o.field) for o in options if o.field in kwargs}
+            values = {o.field: kwargs.pop(o.field) for o in added if o.field in kwargs}
             return command(*args, **kwargs, **{argument: build(values)})
 
+        extra = [_typer_parameter(o) for o in added]
         wrapper.__signature__ = signature.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 

@@ -152,6 +152,12 @@ class SigningOptions:
     output: Path | None = None
     interactive: bool = True
 
+    @property
+    def requested(self) -> bool:
+        """True when an option that only makes sense for signing was given (not the
+        identity token, which may come from the environment)."""
+        return self.key is not None or self.trust_config is not None or self.staging
+
     def validate(self) -> SigningOptions:
         if self.key is not None and (self.identity_token or self.trust_config or self.staging):
             raise unusable(

@@ -1,12 +1,21 @@
 """Signature verification: one pipeline for both modes, failing closed.
 
+The signature is checked first, against the archive's raw bytes:
+
 1. signature check: keyless (certificate chain to the trusted root, SCT, identity
    policy, transparency-log inclusion proof + checkpoint + SET, DSSE signature) or key
    mode (key hint, DSSE signature with ``cryptography``);
 2. payload type is in-toto, the statement parses, the predicate type is skillpack's;
-3. the subject digest is the archive's sha256;
+3. the subject digest is the sha256 of the archive file.
+
+A changed archive is therefore reported as such (SIG010), whatever else is wrong with
+it. Only then does the bundle reader open the archive in full mode (every entry
+checked, every file hashed against the lock; its refusals keep their ``BND0xx`` and
+``INT001`` codes), and the signed claims are compared with what it read:
+
 4. the predicate's lock digest is the lock inside the archive;
-5. the signed file list is the lock's, and every file's bytes match it.
+5. the signed file list is the lock's file list, so the file bytes the reader checked
+   against the lock are the signed ones.
 
 Every failure is a :class:`~skillpack.signing.errors.SignatureError` naming the check;
 an unexpected exception anywhere becomes SIG099, never a pass.
@@ -14,22 +23,20 @@ an unexpected exception anywhere becomes SIG099, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from ..archive.reader import Bundle, open_bundle
 from ..errors import SkillpackError, display_path
 from ..manifest import file_digest
-from .content import SignedContent, open_archive
 from .dsse import SignatureFile, read_signature_file
 from .errors import failed, unusable
 from .policy import SignaturePolicy, default_signature_path
 from .statement import PAYLOAD_TYPE, BundleStatement, SignedFile, parse_statement
-
-Opener = Callable[[Path], AbstractContextManager[SignedContent]]
 
 
 @dataclass(frozen=True)
@@ -114,7 +121,7 @@ def check_subject(statement: BundleStatement, archive_digest: str, where: str) -
     if statement.archive_digest != archive_digest:
         raise failed(
             "SIG010",
-            "the signature is for another archive: subject sha256 differs",
+            "the signed subject digest does not match the archive (sha256 differs)",
             where,
             details=[
                 f"signed:  {statement.archive_name} {statement.archive_digest}",
@@ -125,16 +132,17 @@ def check_subject(statement: BundleStatement, archive_digest: str, where: str) -
         )
 
 
-def check_contents(statement: BundleStatement, content: SignedContent, where: str) -> None:
-    """Steps 4 and 5: the lock, the file list and every file's bytes."""
-    if statement.lock_digest != content.lock_digest:
+def check_contents(statement: BundleStatement, bundle: Bundle, where: str) -> None:
+    """Steps 4 and 5, on a bundle the reader opened in full mode (which checked every
+    file's bytes against the lock): the lock and the file list are the signed ones."""
+    if statement.lock_digest != bundle.lock_digest:
         raise failed(
             "SIG011",
             "the lock inside the archive is not the signed lock",
             where,
-            details=[f"signed: {statement.lock_digest}", f"lock:   {content.lock_digest}"],
+            details=[f"signed: {statement.lock_digest}", f"lock:   {bundle.lock_digest}"],
         )
-    entries = content.manifest.unique_files()
+    entries = bundle.manifest.unique_files()
     signed = {f.uri: f for f in statement.files}
     problems = [f"not signed: {uri}" for uri in sorted(entries.keys() - signed.keys())]
     problems += [f"signed but missing: {uri}" for uri in sorted(signed.keys() - entries.keys())]
@@ -146,14 +154,6 @@ def check_contents(statement: BundleStatement, content: SignedContent, where: st
         raise failed(
             "SIG012", "the archive's files are not the signed files", where, details=problems[:20]
         )
-    for _, entry in sorted(entries.items()):
-        try:
-            content.read_verified(entry)
-        except SkillpackError as exc:
-            raise failed(
-                "SIG012", f"file does not match its signed digest: {entry.uri}", where,
-                details=[exc.message],
-            ) from None  # fmt: skip
 
 
 @contextmanager
@@ -172,77 +172,46 @@ def _fail_closed(where: str) -> Iterator[None]:
         ) from exc
 
 
-def _signed_statement(
-    archive: Path, policy: SignaturePolicy
-) -> tuple[Path, SignatureCheck, BundleStatement]:
-    """Steps 1 and 2 for ``archive``'s signature file."""
-    signature_path = policy.signature or default_signature_path(archive)
-    signature = read_signature_file(signature_path)
-    checked = check_signature(signature, policy)
-    statement = check_statement(checked.payload_type, checked.payload, signature.where)
-    return signature_path, checked, statement
+def archive_digest(archive: Path) -> str:
+    """``sha256:<hex>`` of the archive file, or SIG015 (exit 2) when it cannot be read."""
+    try:
+        digest, _ = file_digest(archive)
+    except OSError as exc:
+        raise unusable(
+            "SIG015", f"cannot read the archive: {exc.strerror}", display_path(archive)
+        ) from None
+    return digest
 
 
-def _against(
-    archive: Path,
-    signed: tuple[Path, SignatureCheck, BundleStatement],
-    content: SignedContent,
-) -> VerifiedBundle:
-    """Steps 3 to 5 against the opened archive."""
-    signature_path, checked, statement = signed
-    check_subject(statement, content.archive_digest(), display_path(archive))
-    check_contents(statement, content, display_path(archive))
-    return VerifiedBundle(
-        archive,
-        signature_path,
-        statement,
-        checked.mode,
-        checked.signer,
-        checked.issuer,
-        checked.signed_at,
-    )
-
-
-def verify_signed_bundle(
-    archive: Path, policy: SignaturePolicy, *, opener: Opener = open_archive
-) -> VerifiedBundle:
+def verify_signed_bundle(archive: Path, policy: SignaturePolicy) -> VerifiedBundle:
     """Verify ``archive`` against its signature (``policy.signature`` or
     ``ARCHIVE.sigstore.json``) under ``policy``. Fails closed.
 
-    The signature and the archive's sha256 are checked before the archive is opened,
-    so a changed archive is reported as such (SIG010), not as whatever the reader
-    trips over first."""
+    Steps 1 to 3 run on the archive's raw bytes before the reader opens it, so a
+    changed archive is reported as SIG010, not as whatever the reader trips over."""
     archive = Path(archive)
     policy.validate()
     where = display_path(archive)
     with _fail_closed(where):
-        try:
-            archive_digest, _ = file_digest(archive)
-        except OSError as exc:
-            raise unusable("SIG015", f"cannot read the archive: {exc.strerror}", where) from None
-        signed = _signed_statement(archive, policy)
-        check_subject(signed[2], archive_digest, where)
-        with opener(archive) as content:
-            return _against(archive, signed, content)
+        digest = archive_digest(archive)
+        signature_path = policy.signature or default_signature_path(archive)
+        signature = read_signature_file(signature_path)
+        checked = check_signature(signature, policy)
+        statement = check_statement(checked.payload_type, checked.payload, signature.where)
+        check_subject(statement, digest, where)
+        with open_bundle(archive, mode="full") as bundle:
+            check_subject(statement, bundle.archive_digest(), where)  # unchanged meanwhile
+            check_contents(statement, bundle, where)
+        return VerifiedBundle(
+            archive,
+            signature_path,
+            statement,
+            checked.mode,
+            checked.signer,
+            checked.issuer,
+            checked.signed_at,
+        )
     raise AssertionError("unreachable")  # _fail_closed re-raises
-
-
-def signature_check(
-    archive: Path, policy: SignaturePolicy
-) -> Callable[[SignedContent], str | None]:
-    """A check for an already opened bundle: ``skillpack.verify.verify_bundle(path,
-    checks=[signature_check(path, policy)])`` runs the whole signature pipeline on the
-    bundle it opened and reports the summary line. Raises like
-    :func:`verify_signed_bundle`."""
-    archive = Path(archive)
-    policy.validate()
-
-    def check(content: SignedContent) -> str | None:
-        with _fail_closed(display_path(archive)):
-            return _against(archive, _signed_statement(archive, policy), content).summary()
-        raise AssertionError("unreachable")  # _fail_closed re-raises
-
-    return check
 
 
 def require_signature(bundle_path: Path, policy: SignaturePolicy) -> VerifiedBundle:

@@ -1,18 +1,21 @@
 """Fixtures for the signing tests: a private sigstore instance on loopback, isolated
-sigstore caches, and small signed-bundle builders."""
+sigstore caches, and bundles built by the real ``skillpack build``."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests._bundles import build
 from tests.conftest import run_cli, write_skill
-from tests.signing.bundle_stub import build_test_bundle
-from tests.sigstore_local import LocalSigstore
+from tests.sigstore_local import DEFAULT_ISSUER, LocalSigstore
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -73,39 +76,69 @@ def online() -> None:
 
 # ---------------------------------------------------------------- bundles and the CLI
 
-CLI_SHIM = "tests.signing.cli_shim"
 EMAIL = "dev@skillpack.test"
+IDENTITY = ("--cert-identity", EMAIL, "--cert-oidc-issuer", DEFAULT_ISSUER)
+#: Archive entries of the demo bundle the tests change.
+CHECKLIST = "acme/review/references/checklist.md"
+LOGO = "brand/assets/logo.svg"
 
 
 def skillpack(*args: str | os.PathLike[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a subprocess (with the test bundle reader until the real one lands)."""
-    return run_cli(*args, module=CLI_SHIM, **kwargs)  # type: ignore[arg-type]
+    """The real CLI, ``python -m skillpack ARGS``, in a subprocess."""
+    return run_cli(*args, **kwargs)  # type: ignore[arg-type]
 
 
-def write_project(root: Path) -> Path:
+def payload_of(signature: Path) -> dict:
+    """The statement inside a signature file's DSSE envelope (not verified)."""
+    envelope = json.loads(signature.read_text())["dsseEnvelope"]
+    return json.loads(base64.b64decode(envelope["payload"]))
+
+
+def write_project(root: Path, name: str = "demo") -> Path:
     """Two skills, one nested with a script and a non-ASCII file name."""
-    write_skill(root, "acme/review", files={"references/checklist.md": "- tests pass\n"})
+    skills = root / "skills"
+    write_skill(skills, "acme/review", files={"references/checklist.md": "- tests pass\n"})
     write_skill(
-        root,
+        skills,
         "acme/review/deep",
         files={"scripts/run.sh": "#!/bin/sh\necho ok\n", "notes/café.md": "crème\n"},
     )
-    write_skill(root, "brand", files={"assets/logo.svg": b"<svg/>\n"})
+    write_skill(skills, "brand", files={"assets/logo.svg": b"<svg/>\n"})
+    (root / "skillpack.toml").write_text(
+        f'name = "{name}"\nversion = "1.0.0"\nroots = ["skills"]\n', encoding="utf-8"
+    )
     return root
 
 
+@pytest.fixture(scope="session")
+def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_project(tmp_path_factory.mktemp("demo") / "project")
+
+
+@pytest.fixture(scope="session")
+def built_demo(demo_project: Path) -> Path:
+    """``skillpack build`` of the demo project, once (builds are reproducible)."""
+    return build(demo_project, demo_project.parent / "demo.skp")
+
+
+@pytest.fixture(scope="session")
+def built_other(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("other") / "project"
+    write_skill(project / "skills", "solo", files={"a.txt": "a\n"})
+    (project / "skillpack.toml").write_text(
+        'name = "other"\nversion = "1.0.0"\nroots = ["skills"]\n'
+    )
+    return build(project, project.parent / "other.skp")
+
+
 @pytest.fixture
-def bundle(tmp_path: Path) -> Path:
-    """A freshly built, unsigned test bundle ``dist/demo.skp``."""
-    project = write_project(tmp_path / "project")
+def bundle(built_demo: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the built, unsigned demo bundle: ``dist/demo.skp``."""
     (tmp_path / "dist").mkdir()
-    path, _, _ = build_test_bundle(project, tmp_path / "dist" / "demo.skp")
-    return path
+    return Path(shutil.copyfile(built_demo, tmp_path / "dist" / "demo.skp"))
 
 
 @pytest.fixture
-def other_bundle(tmp_path: Path) -> Path:
-    project = tmp_path / "other"
-    write_skill(project, "solo", files={"a.txt": "a\n"})
-    path, _, _ = build_test_bundle(project, tmp_path / "other.skp")
-    return path
+def other_bundle(built_other: Path, tmp_path: Path) -> Path:
+    """Another project's bundle, ``other.skp``."""
+    return Path(shutil.copyfile(built_other, tmp_path / "other.skp"))

@@ -9,17 +9,25 @@ import json
 import stat
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from skillpack._schemas import validation_errors
+from skillpack.uri import SCHEME, encode_path
+from tests._bundles import (
+    LOCK,
+    Change,
+    add_entries,
+    edit_lock,
+    info,
+    rewrite,
+    set_entry,
+)
 from tests.conftest import cli_env
-from tests.signing.bundle_stub import read_archive, write_archive
-from tests.signing.conftest import EMAIL, skillpack
+from tests.signing.conftest import CHECKLIST, EMAIL, IDENTITY, payload_of, skillpack
 from tests.sigstore_local import DEFAULT_ISSUER, LocalSigstore
-
-IDENTITY = ("--cert-identity", EMAIL, "--cert-oidc-issuer", DEFAULT_ISSUER)
 
 
 def sign_keyless(bundle: Path, instance: LocalSigstore, trust: Path, *extra: str) -> Path:
@@ -43,9 +51,19 @@ def assert_rejected(proc: subprocess.CompletedProcess[str], code: str, text: str
     assert "OK:" not in proc.stdout
 
 
-def payload_of(signature: Path) -> dict:
-    envelope = json.loads(signature.read_text())["dsseEnvelope"]
-    return json.loads(base64.b64decode(envelope["payload"]))
+def archive_contents(archive: Path) -> tuple[bytes, dict[str, bytes]]:
+    """(lock bytes, {uri: bytes}) read with zipfile, independently of skillpack's reader."""
+    with zipfile.ZipFile(archive) as zf:
+        files = [n for n in zf.namelist() if not n.startswith(".skillpack/")]
+        return zf.read(LOCK), {SCHEME + encode_path(n): zf.read(n) for n in files}
+
+
+#: Changes to a signed archive: (change, what the reader alone says about the result).
+TAMPERING: dict[str, tuple[Change, str]] = {
+    "file": (set_entry(CHECKLIST, b"- tests fail\n"), "INT001"),  # same size, other bytes
+    "lock": (edit_lock(b'version = "1.0.0"', b'version = "6.6.6"'), "BND013"),
+    "extra": (add_entries((info("acme/review/evil.sh", 0o100755), b"rm -rf /\n")), "BND011"),
+}
 
 
 @pytest.fixture
@@ -69,7 +87,7 @@ def test_keyless_round_trip_and_statement(signed: Path, trust_config: Path) -> N
     assert statement["predicateType"] == "https://skillpack.dev/bundle/v1"
     archive_sha = hashlib.sha256(signed.read_bytes()).hexdigest()
     assert statement["subject"] == [{"name": "demo.skp", "digest": {"sha256": archive_sha}}]
-    lock, contents = read_archive(signed)
+    lock, contents = archive_contents(signed)
     predicate = statement["predicate"]
     assert validation_errors("bundle-predicate.schema.json", predicate) == []
     assert predicate["lock"]["digest"] == "sha256:" + hashlib.sha256(lock).hexdigest()
@@ -154,25 +172,21 @@ def test_foreign_and_default_trust_roots(signed: Path, foreign_trust_config: Pat
     assert_rejected(production, "SIG003")
 
 
-def test_tampered_archive_and_tampered_lock(signed: Path, trust_config: Path) -> None:
+@pytest.mark.parametrize("case", sorted(TAMPERING))
+def test_tampered_archive_is_reported_by_the_signature_check_first(
+    case: str, signed: Path, trust_config: Path
+) -> None:
+    """A changed file, a changed lock or an added file: the reader alone refuses each
+    archive with its own code, but with a signature to check, the user is told the
+    archive is not the signed one (SIG010), because the signature is checked first."""
+    change, reader_code = TAMPERING[case]
     trust = ("--trust-config", trust_config)
-    lock, contents = read_archive(signed)
     original = signed.read_bytes()
-
-    uri = "skill://acme/review/references/checklist.md"
-    write_archive(signed, lock, {**contents, uri: b"- tests may fail\n"})
-    assert_rejected(verify(signed, *IDENTITY, *trust), "SIG010", "subject sha256 differs")
-
-    signed.write_bytes(original)
-    forged = json.loads(lock)
-    forged["version"] = "6.6.6"
-    write_archive(signed, json.dumps(forged).encode(), contents)
-    assert_rejected(verify(signed, *IDENTITY, *trust), "SIG010")
-
-    signed.write_bytes(original)
-    write_archive(signed, lock, contents, extra={"files/acme/review/evil.sh": b"rm -rf /\n"})
-    assert_rejected(verify(signed, *IDENTITY, *trust), "SIG010")
-
+    rewrite(signed, signed, change)
+    assert_rejected(verify(signed), reader_code)
+    assert_rejected(
+        verify(signed, *IDENTITY, *trust), "SIG010", "subject digest does not match the archive"
+    )
     signed.write_bytes(original)
     assert verify(signed, *IDENTITY, *trust).returncode == 0
 
@@ -310,10 +324,13 @@ def test_key_mode_round_trip_and_tampering(
     assert_rejected(verify(bundle, "--key", pub), "SIG013", "does not verify")
     signature.write_bytes(original_signature)
 
-    # a changed archive
-    lock, contents = read_archive(bundle)
-    write_archive(bundle, lock, {**contents, "skill://brand/SKILL.md": b"---\nname: brand\n---\n"})
-    assert_rejected(verify(bundle, "--key", pub), "SIG010")
+    # a changed archive: a file, the lock, an extra file
+    original = bundle.read_bytes()
+    for change, _ in TAMPERING.values():
+        rewrite(bundle, bundle, change)
+        assert_rejected(verify(bundle, "--key", pub), "SIG010", "does not match the archive")
+        bundle.write_bytes(original)
+    assert verify(bundle, "--key", pub).returncode == 0
 
 
 def test_key_mode_with_encrypted_key(bundle: Path, tmp_path: Path) -> None:

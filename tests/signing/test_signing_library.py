@@ -1,20 +1,19 @@
-"""The signing library: the statement, defence-in-depth checks a CLI round trip cannot
-reach (a signer that signed a wrong lock or file list), fail-closed behaviour, and the
-option tables shared by typer and argparse."""
+"""The signing library with the real bundle reader: the statement, checks a CLI round
+trip cannot reach (a signer that signed a wrong lock, file list or a bad archive),
+the order of the checks, fail-closed behaviour, and the option tables shared by typer
+and argparse."""
 
 from __future__ import annotations
 
 import argparse
 import hashlib
 import json
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from skillpack.archive.reader import Bundle, open_bundle
 from skillpack.errors import SkillpackError
 from skillpack.fsutil import atomic_write
 from skillpack.signing.keys import generate_keypair, load_private_key, sign_with_key
@@ -28,8 +27,9 @@ from skillpack.signing.statement import (
     parse_statement,
 )
 from skillpack.signing.verify import require_signature, verify_signed_bundle
-from tests.signing.bundle_stub import open_bundle, read_archive, write_archive
-from tests.signing.conftest import EMAIL
+from skillpack.verify import verify_bundle
+from tests._bundles import add_entries, info, rewrite, set_entry
+from tests.signing.conftest import EMAIL, LOGO
 from tests.sigstore_local import DEFAULT_ISSUER, LocalSigstore
 
 
@@ -56,8 +56,8 @@ def _sign_raw(bundle: Path, statement: BundleStatement, keys: tuple[Path, Path])
 
 
 def test_statement_is_deterministic_sorted_and_parses_back(bundle: Path) -> None:
-    first = statement_for(bundle, opener=open_bundle)
-    second = statement_for(bundle, opener=open_bundle)
+    first = statement_for(bundle)
+    second = statement_for(bundle)
     assert first.to_bytes() == second.to_bytes()
     uris = [f.uri for f in first.files]
     assert uris == sorted(uris, key=str.encode)
@@ -80,7 +80,7 @@ def test_statement_is_deterministic_sorted_and_parses_back(bundle: Path) -> None
     ],
 )
 def test_parse_statement_rejects_foreign_or_malformed(bundle: Path, mutate, code: str) -> None:
-    body = json.loads(statement_for(bundle, opener=open_bundle).to_bytes())
+    body = json.loads(statement_for(bundle).to_bytes())
     mutate(body)
     with pytest.raises(SkillpackError) as exc:
         parse_statement(json.dumps(body).encode(), "sig.json")
@@ -103,56 +103,85 @@ def test_make_statement_refuses_bad_inputs(bundle: Path) -> None:
 def test_signed_lock_digest_must_be_the_lock_in_the_archive(
     bundle: Path, keys: tuple[Path, Path]
 ) -> None:
-    honest = statement_for(bundle, opener=open_bundle)
+    honest = statement_for(bundle)
     _sign_raw(bundle, replace(honest, lock_digest="sha256:" + "1" * 64), keys)
     with pytest.raises(SkillpackError) as exc:
-        verify_signed_bundle(bundle, _key_policy(keys), opener=open_bundle)
+        verify_signed_bundle(bundle, _key_policy(keys))
     assert _code(exc) == "SIG011"
     assert "not the signed lock" in str(exc.value)
 
 
 def test_signed_file_list_must_be_the_lock_file_list(bundle: Path, keys: tuple[Path, Path]) -> None:
-    honest = statement_for(bundle, opener=open_bundle)
+    honest = statement_for(bundle)
     dropped = replace(honest, files=honest.files[1:])
     _sign_raw(bundle, dropped, keys)
     with pytest.raises(SkillpackError) as exc:
-        verify_signed_bundle(bundle, _key_policy(keys), opener=open_bundle)
+        verify_signed_bundle(bundle, _key_policy(keys))
     assert _code(exc) == "SIG012"
     assert f"not signed: {honest.files[0].uri}" in str(exc.value)
 
     changed = SignedFile(honest.files[0].uri, "sha256:" + "2" * 64, honest.files[0].size)
     _sign_raw(bundle, replace(honest, files=(changed, *honest.files[1:])), keys)
     with pytest.raises(SkillpackError) as exc:
-        verify_signed_bundle(bundle, _key_policy(keys), opener=open_bundle)
+        verify_signed_bundle(bundle, _key_policy(keys))
     assert _code(exc) == "SIG012"
     assert "differs from the signed entry" in str(exc.value)
-
-
-def test_every_file_is_read_and_checked(bundle: Path, keys: tuple[Path, Path]) -> None:
-    """An archive whose lock is honest but whose file bytes are not, signed anyway."""
-    lock, contents = read_archive(bundle)
-    uri = "skill://brand/assets/logo.svg"
-    write_archive(bundle, lock, {**contents, uri: b"<svg onload=alert(1)/>\n"})
-    statement = statement_for(_honest_copy(bundle, lock, contents), opener=open_bundle)
-    _sign_raw(bundle, replace(statement, archive_digest=_sha(bundle)), keys)
-
-    @contextmanager
-    def lenient(path: Path) -> Iterator[object]:
-        with open_bundle(path, mode="metadata") as content:
-            yield content
-
-    with pytest.raises(SkillpackError) as exc:
-        verify_signed_bundle(bundle, _key_policy(keys), opener=lenient)  # type: ignore[arg-type]
-    assert _code(exc) == "SIG012"
-    assert uri in str(exc.value)
 
 
 def _sha(path: Path) -> str:
     return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _honest_copy(bundle: Path, lock: bytes, contents: dict[str, bytes]) -> Path:
-    return write_archive(bundle.with_name("honest.skp"), lock, contents)
+def test_a_signed_archive_the_reader_refuses_is_refused(
+    bundle: Path, keys: tuple[Path, Path]
+) -> None:
+    """A signer that signed a bad archive: the lock is honest, a file's bytes are not
+    (same size), and the statement's subject is that archive. The signature and the
+    subject check out; the reader's full open then refuses the file (fails closed)."""
+    honest = statement_for(bundle)
+    rewrite(bundle, bundle, set_entry(LOGO, b"<svg!>\n"))
+    _sign_raw(bundle, replace(honest, archive_digest=_sha(bundle)), keys)
+    with pytest.raises(SkillpackError) as exc:
+        verify_signed_bundle(bundle, _key_policy(keys))
+    assert (_code(exc), exc.value.exit_code) == ("INT001", 1)
+    assert "skill://brand/assets/logo.svg: digest" in str(exc.value)
+    # and skillpack would not have signed it in the first place
+    with pytest.raises(SkillpackError) as exc:
+        sign_bundle(bundle, SigningOptions(key=keys[0]))
+    assert _code(exc) == "INT001"
+
+
+def test_the_signature_is_checked_before_the_reader_opens_the_archive(
+    bundle: Path, keys: tuple[Path, Path]
+) -> None:
+    """An entry the reader refuses (an absolute path) added after signing: the user
+    hears that the archive is not the signed one, not what the reader found; signed
+    that way by a lying signer, the reader's refusal is what stops it."""
+    sign_bundle(bundle, SigningOptions(key=keys[0]))
+    honest = statement_for(bundle)
+    rewrite(bundle, bundle, add_entries((info("/etc/evil.md"), b"x")))
+    with pytest.raises(SkillpackError) as exc:
+        verify_bundle(bundle)  # no signature wanted: the reader's refusal
+    assert _code(exc) == "BND002"
+    with pytest.raises(SkillpackError) as exc:
+        verify_signed_bundle(bundle, _key_policy(keys))
+    assert (_code(exc), exc.value.exit_code) == ("SIG010", 1)
+    assert "subject digest does not match the archive" in str(exc.value)
+    _sign_raw(bundle, replace(honest, archive_digest=_sha(bundle)), keys)
+    with pytest.raises(SkillpackError) as exc:
+        verify_signed_bundle(bundle, _key_policy(keys))
+    assert (_code(exc), exc.value.exit_code) == ("BND002", 1)
+
+
+def test_the_reader_reads_the_bytes_that_were_hashed(bundle: Path) -> None:
+    """The subject is checked again through the reader's own handle: replacing the
+    file after it was opened does not change what the opened bundle hashes."""
+    original = _sha(bundle)
+    with open_bundle(bundle, mode="full") as opened:
+        replacement = bundle.with_name("replacement.skp")
+        replacement.write_bytes(bundle.read_bytes() + b"trailing")
+        replacement.replace(bundle)
+        assert opened.archive_digest() == original != _sha(bundle)
 
 
 def test_payload_type_must_be_in_toto(bundle: Path, keys: tuple[Path, Path]) -> None:
@@ -163,7 +192,7 @@ def test_payload_type_must_be_in_toto(bundle: Path, keys: tuple[Path, Path]) -> 
 
     from skillpack.signing.dsse import pae
 
-    sign_bundle(bundle, SigningOptions(key=keys[0]), opener=open_bundle)
+    sign_bundle(bundle, SigningOptions(key=keys[0]))
     signature = bundle.with_name("demo.skp.sigstore.json")
     document = json.loads(signature.read_text())
     envelope = document["dsseEnvelope"]
@@ -173,18 +202,21 @@ def test_payload_type_must_be_in_toto(bundle: Path, keys: tuple[Path, Path]) -> 
     envelope["signatures"] = [{"sig": base64.b64encode(sig).decode(), "keyid": ""}]
     signature.write_text(json.dumps(document))
     with pytest.raises(SkillpackError) as exc:
-        verify_signed_bundle(bundle, _key_policy(keys), opener=open_bundle)
+        verify_signed_bundle(bundle, _key_policy(keys))
     assert _code(exc) == "SIG007"
 
 
-def test_fails_closed_on_unexpected_errors(bundle: Path, keys: tuple[Path, Path]) -> None:
-    sign_bundle(bundle, SigningOptions(key=keys[0]), opener=open_bundle)
+def test_fails_closed_on_unexpected_errors(
+    bundle: Path, keys: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sign_bundle(bundle, SigningOptions(key=keys[0]))
 
-    def broken(path: Path) -> object:
+    def broken(self: Bundle) -> str:
         raise RuntimeError("reader exploded")
 
+    monkeypatch.setattr(Bundle, "archive_digest", broken)  # a bug after the signature check
     with pytest.raises(SkillpackError) as exc:
-        verify_signed_bundle(bundle, _key_policy(keys), opener=broken)  # type: ignore[arg-type]
+        verify_signed_bundle(bundle, _key_policy(keys))
     assert _code(exc) == "SIG099"
     assert exc.value.exit_code == 1
     assert "reader exploded" in str(exc.value)
@@ -197,13 +229,13 @@ def test_keyless_in_process_and_require_signature(
     bundle: Path, local_sigstore: LocalSigstore, trust_config: Path
 ) -> None:
     options = SigningOptions(identity_token=local_sigstore.token(), trust_config=trust_config)
-    statement = statement_for(bundle, opener=open_bundle)
+    statement = statement_for(bundle)
     data = sign_statement(statement, options)
     bundle.with_name("demo.skp.sigstore.json").write_bytes(data)
     policy = SignaturePolicy(
         cert_identity=EMAIL, cert_oidc_issuer=DEFAULT_ISSUER, trust_config=trust_config
     )
-    verified = verify_signed_bundle(bundle, policy, opener=open_bundle)
+    verified = verify_signed_bundle(bundle, policy)
     assert (verified.mode, verified.signer, verified.issuer) == ("keyless", EMAIL, DEFAULT_ISSUER)
     assert verified.statement == statement
     assert verified.signed_at is not None
@@ -212,25 +244,20 @@ def test_keyless_in_process_and_require_signature(
     other = replace(statement, archive_digest="sha256:" + "3" * 64)
     bundle.with_name("demo.skp.sigstore.json").write_bytes(sign_statement(other, options))
     with pytest.raises(SkillpackError) as exc:
-        verify_signed_bundle(bundle, policy, opener=open_bundle)
+        verify_signed_bundle(bundle, policy)
     assert _code(exc) == "SIG010"
 
 
-def test_require_signature_goes_through_the_bundle_reader_seam(
+def test_require_signature_opens_the_archive_with_the_reader(
     bundle: Path, keys: tuple[Path, Path]
 ) -> None:
-    """``serve --require-signature`` opens the archive with the real reader; without the
-    bundle branch's reader in this checkout it refuses (exit 2) rather than passing."""
-    from tests.signing.bundle_stub import real_reader_available
-
-    sign_bundle(bundle, SigningOptions(key=keys[0]), opener=open_bundle)
-    if real_reader_available():
-        assert require_signature(bundle, _key_policy(keys)).mode == "key"
-        return
-    with pytest.raises(SkillpackError) as exc:
-        require_signature(bundle, _key_policy(keys))
-    assert (_code(exc), exc.value.exit_code) == ("SIG021", 2)
-    assert "no bundle reader" in str(exc.value)
+    """``serve --require-signature``: the whole pipeline, the real reader included."""
+    sign_bundle(bundle, SigningOptions(key=keys[0]))
+    verified = require_signature(bundle, _key_policy(keys))
+    assert verified.mode == "key"
+    with open_bundle(bundle, mode="full") as opened:
+        assert verified.statement.lock_digest == opened.lock_digest
+        assert len(verified.statement.files) == len(opened.manifest.unique_files())
 
 
 # ---------------------------------------------------------------- policy and options
@@ -274,17 +301,11 @@ def test_argparse_options_match_the_typer_table() -> None:
 # ---------------------------------------------------------------- the serve seam
 
 
-def test_serve_require_signature_seam(
-    bundle: Path, keys: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_serve_require_signature_seam(bundle: Path, keys: tuple[Path, Path]) -> None:
     """What ``skillpack serve`` wires in: argparse options, then enforce at start-up."""
     from skillpack.signing.options import add_require_signature_arguments, required_policy
     from skillpack.signing.verify import enforce_signature
-    from tests.signing import bundle_stub
 
-    if not bundle_stub.real_reader_available():
-        for name, module in bundle_stub.stub_modules().items():
-            monkeypatch.setitem(sys.modules, name, module)  # removed after the test
     parser = argparse.ArgumentParser(prog="skillpack serve")
     parser.add_argument("bundle", type=Path)
     add_require_signature_arguments(parser)
@@ -304,11 +325,10 @@ def test_serve_require_signature_seam(
         start(bundle, "--require-signature", "--key", keys[1])
     assert (exc.value.code, exc.value.exit_code) == ("SIG001", 1)  # unsigned: refuse
 
-    sign_bundle(bundle, SigningOptions(key=keys[0]), opener=open_bundle)
+    sign_bundle(bundle, SigningOptions(key=keys[0]))
     verified = start(bundle, "--require-signature", "--key", keys[1])
     assert verified is not None and verified.mode == "key"  # type: ignore[attr-defined]
-    lock, contents = read_archive(bundle)
-    write_archive(bundle, lock, {**contents, "skill://brand/SKILL.md": b"evil"})
+    rewrite(bundle, bundle, set_entry("brand/SKILL.md", b"evil"))
     with pytest.raises(SkillpackError) as exc:
         start(bundle, "--require-signature", "--key", keys[1])
     assert (exc.value.code, exc.value.exit_code) == ("SIG010", 1)
@@ -348,24 +368,3 @@ def test_online_refresh_of_the_production_root(online: None) -> None:
 
     trust = load_trust_config(None, offline=False)
     assert trust.trusted_root._inner.tlogs
-
-
-def test_signature_check_runs_on_a_bundle_the_reader_already_opened(
-    bundle: Path, keys: tuple[Path, Path]
-) -> None:
-    """The seam ``skillpack.verify.verify_bundle(path, checks=[...])`` plugs into."""
-    from skillpack.signing.verify import signature_check
-
-    sign_bundle(bundle, SigningOptions(key=keys[0]), opener=open_bundle)
-    check = signature_check(bundle, _key_policy(keys))
-    with open_bundle(bundle) as content:
-        line = check(content)
-    assert line is not None and line.startswith("OK: ") and "signed by key" in line
-    lock, contents = read_archive(bundle)
-    write_archive(bundle, lock, contents, extra={"files/brand/extra.txt": b"x"})
-    with open_bundle(bundle) as content, pytest.raises(SkillpackError) as exc:
-        check(content)
-    assert exc.value.code == "SIG010"
-    with pytest.raises(SkillpackError) as exc:
-        signature_check(bundle, SignaturePolicy())
-    assert exc.value.code == "SIG020"
