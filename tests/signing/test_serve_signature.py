@@ -74,7 +74,7 @@ def test_key_mode_signature_required(bundle: Path, tmp_path: Path) -> None:
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["result"]["skills"]
 
-    other_private, other_public = generate_keypair(tmp_path / "other")
+    _, other_public = generate_keypair(tmp_path / "other")
     assert_refused(serve(bundle, "--require-signature", "--key", other_public), "SIG0")
 
 
