@@ -11,11 +11,7 @@ side by side in one run:
 then the same peak RSS while serving a tree of about ``--big-mb`` MB (every file read
 once). Run by hand; prints a Markdown table. Rows:
 
-* ``skillpack bundle``: a real ``.skp`` built with ``skillpack build`` (needs the bundle
-  reader, ``skillpack.archive``; "n/a" without it);
-* ``skillpack bundle (stand-in)``: bundle mode through the test-only JSON stand-in reader
-  (``tests/serve_fake_reader.py``): the real serve path behind a source that loads its
-  manifest as fast as the bundle index does -- an estimate until the reader lands;
+* ``skillpack bundle``: a real ``.skp`` built with ``skillpack build``;
 * ``skillpack DIR``: ``skillpack serve DIR`` (discovery, hashing and frontmatter
   parsing at start, for authors);
 * ``FastMCP 4.2.3``: ``SkillsDirectoryProvider`` over the same directory.
@@ -46,7 +42,6 @@ sys.path[:0] = [str(REPO), str(REPO / "tests"), str(HERE)]  # skillpack, test he
 
 from gen_tree import generate  # noqa: E402
 from mcp_wire import request_line  # noqa: E402
-from serve_fake_reader import bootstrap_command, write_fake_bundle  # noqa: E402
 
 FASTMCP_SERVER = """\
 import sys
@@ -198,29 +193,18 @@ def generate_big(out: Path, megabytes: int) -> Path:
 def subjects(tree: Path, work: Path) -> list[tuple[str, Command | None, str]]:
     python = sys.executable
     out: list[tuple[str, Command | None, str]] = []
-    if importlib.util.find_spec("skillpack.archive") is not None:
 
-        def bundle(source: Path) -> list[str]:
-            target = work / f"{source.name}.skp"
-            if not target.exists():
-                subprocess.run(
-                    [python, "-m", "skillpack", "build", str(source), "-o", str(target)],
-                    check=True,
-                    env=_env(),
-                )
-            return [python, "-m", "skillpack", "serve", "-q", str(target)]
-
-        out.append(("skillpack bundle", bundle, ""))
-    else:
-        out.append(("skillpack bundle", None, "bundle reader not merged yet"))
-
-    def stand_in(source: Path) -> list[str]:
-        target = work / f"{source.name}.fake.json"
+    def bundle(source: Path) -> list[str]:
+        target = work / f"{source.name}.skp"
         if not target.exists():
-            write_fake_bundle(source, target)
-        return bootstrap_command([python], "-q", str(target))
+            subprocess.run(
+                [python, "-m", "skillpack", "build", "--no-lint", str(source), "-o", str(target)],
+                check=True,
+                env=_env(),
+            )
+        return [python, "-m", "skillpack", "serve", "-q", str(target)]
 
-    out.append(("skillpack bundle (stand-in)", stand_in, "JSON stand-in reader, test-only"))
+    out.append(("skillpack bundle", bundle, ""))
     out.append(
         (
             "skillpack DIR",

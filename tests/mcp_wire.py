@@ -20,7 +20,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import REPO, SHARED, cli_env
+
+from tests.conftest import REPO, SHARED, cli_env
 
 
 def shared_dir() -> Path:

@@ -1,42 +1,31 @@
-"""Bundle mode: the stdlib-only start-up path, through the bundle reader seam.
-
-With the real reader (``skillpack.archive.reader``, from the bundle branch) these
-tests build a real ``.skp``; until it is merged they use the test-only stand-in in
-``serve_fake_reader.py`` installed by a bootstrap, so the serve path itself
-(``load_bundle_source`` and everything after it) is what is measured.
-"""
+"""Bundle mode: a real ``.skp`` built by ``skillpack build``, served through the
+bundle reader's fast mode on the stdlib-only start-up path."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-import pytest
-from conftest import EXAMPLES, cli_env, run_cli
 from mcp_wire import HANG_GUARD_S, request_line
-from serve_fake_reader import bootstrap_command, write_fake_bundle
+
+from tests.conftest import EXAMPLES, cli_env, run_cli
 
 #: Modules that must not be imported on the serve path (bundle mode).
 FORBIDDEN = (
     *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec"),
     *("skillpack.cli", "skillpack.config", "skillpack.discovery", "skillpack._schemas"),
 )
-HAS_READER = importlib.util.find_spec("skillpack.archive") is not None
 
 
 def _serve_command(tmp_path: Path, *python_flags: str) -> list[str]:
-    """The command serving the examples as a bundle (real or stand-in)."""
-    if HAS_READER:
-        bundle = tmp_path / "examples.skp"
-        built = run_cli("build", EXAMPLES, "-o", bundle)
-        assert built.returncode == 0, built.stderr
-        return [sys.executable, *python_flags, "-m", "skillpack", "serve", str(bundle)]
-    fake = write_fake_bundle(EXAMPLES / "skills", tmp_path / "examples.fake.json")
-    return bootstrap_command([sys.executable, *python_flags], str(fake))
+    """The command serving the examples as a bundle."""
+    bundle = tmp_path / "examples.skp"
+    built = run_cli("build", EXAMPLES, "-o", bundle)
+    assert built.returncode == 0, built.stderr
+    return [sys.executable, *python_flags, "-m", "skillpack", "serve", str(bundle)]
 
 
 def _run(command: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
@@ -81,7 +70,6 @@ def test_bundle_mode_serves_and_verifies(tmp_path: Path) -> None:
     assert "blob" in logo["result"]["contents"][0]
 
 
-@pytest.mark.skipif(not HAS_READER, reason="needs skillpack.archive (bundle branch)")
 def test_a_tampered_bundle_is_never_served(tmp_path: Path) -> None:
     bundle = tmp_path / "examples.skp"
     assert run_cli("build", EXAMPLES, "-o", bundle, "--compression", "stored").returncode == 0

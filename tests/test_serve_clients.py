@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, REPO, cli_env
 from mcp_wire import HANG_GUARD_S, VECTOR_FILES, check, vector_tree
+
+from tests.conftest import EXAMPLES, REPO, cli_env
 
 SKILLS = EXAMPLES / "skills"
 CLIENTS = REPO / "tests" / "clients"

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, write_skill
 from mcp_wire import BOM_TEXT, META, NON_UTF8, VECTOR_FILES, Server, make_tree, vector_tree
+
+from tests.conftest import EXAMPLES, write_skill
 
 SKILLS = EXAMPLES / "skills"
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
 from mcp_wire import META, VERSION, Server, check, modern_params
+
+from tests.conftest import EXAMPLES
 
 SKILLS = EXAMPLES / "skills"
 EXT = "io.modelcontextprotocol/skills"

@@ -7,8 +7,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from conftest import EXAMPLES
 from mcp_wire import HANG_GUARD_S, META, Server, check, request_line, run_piped
+
+from tests.conftest import EXAMPLES
 
 SKILLS = EXAMPLES / "skills"
 LIST = {"jsonrpc": "2.0", "method": "skills/list", "params": {"_meta": META}}
