@@ -142,12 +142,6 @@ def test_inspector_other_methods(inspector: Path, tmp_path: Path) -> None:
     assert read["result"]["contents"][0]["mimeType"] == "application/json"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Inspector 2.12 requires ttlMs/cacheScope on a 2026-07-28 resources/directory/read "
-    "result; SEP-2640 defines that result as not cacheable (no such fields), and so does "
-    "skillpack",
-)
 def test_inspector_modern_directory_read(inspector: Path, tmp_path: Path) -> None:
     directory = _inspect(
         inspector,

@@ -86,7 +86,8 @@ def test_every_modern_result_has_result_type_and_cache_fields_where_required(
         assert result["ttlMs"] == 300000 and result["cacheScope"] == "public", method
     directory = server.modern("resources/directory/read", uri="skill://pdf-processing")
     assert directory["resultType"] == "complete"
-    assert "ttlMs" not in directory and "cacheScope" not in directory
+    # not required by SEP-2640, but MCP Inspector 2.12 refuses the result without them
+    assert directory["ttlMs"] == 300000 and directory["cacheScope"] == "public"
 
 
 def test_ttl_and_cache_scope_options() -> None:

@@ -208,8 +208,12 @@ class Methods:
         children = directory.children
         start = _page_start(params, "directory", len(children))
         end = min(start + self.options.page_size, len(children))
+        # SEP-2640 does not make this result a CacheableResult, but MCP Inspector 2.12
+        # (the one client that checks the extension) refuses it without ttlMs/cacheScope.
+        # Extra result fields are allowed, so both kinds of client are served.
         return result(
-            {"resources": list(children[start:end]), **_cursor("directory", end, len(children))}
+            {"resources": list(children[start:end]), **_cursor("directory", end, len(children))},
+            cacheable=True,
         )
 
 
