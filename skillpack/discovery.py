@@ -32,6 +32,8 @@ SKIP_SPECIAL = "special"
 SKIP_DOTFILE = "dotfile"
 SKIP_NON_UTF8 = "non-utf8"
 SKIP_UNREADABLE = "unreadable"
+#: a ``skill.md`` in another letter case, in a directory without ``SKILL.md`` (not a skill)
+SKIP_MISCASED = "miscased-skill-md"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,7 @@ class SourceSkill:
 class SourceTree:
     config: Config
     skills: list[SourceSkill]
+    #: entries outside every skill worth reporting (unreadable, miscased skill.md)
     problems: list[Skipped] = field(default_factory=list)
 
     def skill(self, skill_path: str) -> SourceSkill | None:
@@ -200,6 +203,11 @@ class _Walker:
             )
             self.skills.append(skill)
             active = [*active, skill]
+        else:
+            for name, entry in names.items():
+                if name.lower() == "skill.md" and entry.is_file(follow_symlinks=False):
+                    path = Path(entry.path)
+                    self.problems.append(Skipped(_join(rel, name), path, SKIP_MISCASED))
         for entry in entries:
             name = entry.name
             path = Path(entry.path)

@@ -1,0 +1,46 @@
+"""The skills a command such as ``lint PATH...`` or ``fmt PATH...`` works on.
+
+Paths may be files or directories. The configuration is the one above the first path
+(or ``--config``). Without a configuration file, the project directory is the deepest
+directory holding every path, so ``skillpack lint a/x/SKILL.md b/y/SKILL.md`` sees both.
+The whole tree is always discovered (checks such as duplicate names compare against it),
+and the skills the paths touch are selected.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Config, default_config, resolve_config
+from .discovery import SourceSkill, SourceTree, discover, select
+from .errors import Location, UsageError
+
+
+@dataclass(frozen=True)
+class Targets:
+    config: Config
+    tree: SourceTree
+    skills: list[SourceSkill]
+    paths: tuple[Path, ...]  #: the paths given, absolute; empty for "the whole tree"
+
+
+def _common_directory(paths: Sequence[Path]) -> Path:
+    dirs = [p if p.is_dir() else p.parent for p in paths]
+    return Path(os.path.commonpath([str(d) for d in dirs]))
+
+
+def resolve_targets(paths: Sequence[Path] = (), config_file: Path | None = None) -> Targets:
+    """Configuration, discovered tree and selected skills for ``paths``."""
+    absolute = tuple(Path(p).absolute() for p in paths)
+    for given, path in zip(paths, absolute, strict=True):
+        if not path.exists() and not path.is_symlink():
+            raise UsageError("USE001", "path does not exist", Location(str(given)),
+                             hint="check the path")  # fmt: skip
+    config = resolve_config(absolute, config_file)
+    if config.source is None and len(absolute) > 1:
+        config = default_config(_common_directory(absolute))
+    tree = discover(config)
+    return Targets(config, tree, select(tree, absolute), absolute)
