@@ -1,8 +1,9 @@
 """The skills a command such as ``lint PATH...`` or ``fmt PATH...`` works on.
 
 Paths may be files or directories. The configuration is the one above the first path
-(or ``--config``). Without a configuration file, the project directory is the deepest
-directory holding every path, so ``skillpack lint a/x/SKILL.md b/y/SKILL.md`` sees both.
+(or ``--config``). Without a configuration file, the project directory is the current
+directory when it holds every path (so a pre-commit run sees the whole repository), else
+the deepest directory holding them all.
 The whole tree is always discovered (checks such as duplicate names compare against it),
 and the skills the paths touch are selected.
 """
@@ -27,7 +28,12 @@ class Targets:
     paths: tuple[Path, ...]  #: the paths given, absolute; empty for "the whole tree"
 
 
-def _common_directory(paths: Sequence[Path]) -> Path:
+def _default_project_dir(paths: Sequence[Path]) -> Path:
+    """Without a configuration file: the current directory when it holds every path (a
+    pre-commit run in a repository), else the deepest directory holding them all."""
+    cwd = Path.cwd()
+    if all(p == cwd or cwd in p.parents for p in paths):
+        return cwd
     dirs = [p if p.is_dir() else p.parent for p in paths]
     return Path(os.path.commonpath([str(d) for d in dirs]))
 
@@ -40,7 +46,7 @@ def resolve_targets(paths: Sequence[Path] = (), config_file: Path | None = None)
             raise UsageError("USE001", "path does not exist", Location(str(given)),
                              hint="check the path")  # fmt: skip
     config = resolve_config(absolute, config_file)
-    if config.source is None and len(absolute) > 1:
-        config = default_config(_common_directory(absolute))
+    if config.source is None and absolute:
+        config = default_config(_default_project_dir(absolute))
     tree = discover(config)
     return Targets(config, tree, select(tree, absolute), absolute)

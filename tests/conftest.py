@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+# ../shared beside the checkout (or beside its parent: worktrees live one level deeper)
+SHARED = next(
+    (d for d in (REPO.parent / "shared", REPO.parent.parent / "shared") if d.is_dir()),
+    REPO.parent / "shared",
+)
 VECTORS = SHARED / "vectors"
 CORPUS = SHARED / "corpus" / "anthropics-skills"
 EXAMPLES = REPO / "examples"

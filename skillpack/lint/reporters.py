@@ -23,11 +23,13 @@ INFORMATION_URI = "https://skillpack.dev"
 
 
 def relative(path: Path, base: Path) -> str:
-    """``path`` relative to ``base`` when inside it, else absolute; ``/``-separated."""
+    """``path`` relative to ``base`` when inside it, else absolute; ``/``-separated. Bytes
+    of names that are not UTF-8 are shown as ``\\xNN`` so every report is valid UTF-8."""
     try:
-        return path.relative_to(base).as_posix()
+        shown = path.relative_to(base).as_posix()
     except ValueError:
-        return path.as_posix()
+        shown = path.as_posix()
+    return shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 # --- text ---------------------------------------------------------------------------
