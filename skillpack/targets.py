@@ -50,3 +50,18 @@ def resolve_targets(paths: Sequence[Path] = (), config_file: Path | None = None)
         config = default_config(_default_project_dir(absolute))
     tree = discover(config)
     return Targets(config, tree, select(tree, absolute), absolute)
+
+
+def owned_skills(targets: Targets) -> list[SourceSkill]:
+    """The skills the paths name directly: for a path inside a skill, the innermost skill
+    holding it (not the skills enclosing that one); for a directory, every skill under it.
+    ``fmt`` rewrites these skills' SKILL.md, and only these."""
+    if not targets.paths:
+        return list(targets.skills)
+    wanted: set[str] = set()
+    for path in (p.resolve() for p in targets.paths):
+        holders = [s for s in targets.skills if s.directory == path or s.directory in path.parents]
+        if holders:
+            wanted.add(max(holders, key=lambda s: len(s.directory.parts)).skill_path)
+        wanted.update(s.skill_path for s in targets.skills if path in s.directory.parents)
+    return [s for s in targets.skills if s.skill_path in wanted]

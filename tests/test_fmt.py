@@ -115,6 +115,14 @@ def test_fmt_paths_select_skills(tmp_path: Path) -> None:
     assert proc.returncode == 0
     assert a.read_text() == "---\nname: a\ndescription: x\n---\nbody\n"
     assert b.read_text() == "---\nname: b\ndescription: x\n---\nbody"
+    # a nested skill's SKILL.md is its own: the enclosing skill's SKILL.md is left alone
+    inner = write(tmp_path / "skills" / "b" / "inner" / "SKILL.md", "---\nname: inner\n---\nx")
+    proc = run_cli("fmt", "skills/b/inner/SKILL.md", cwd=tmp_path)
+    assert proc.returncode == 0
+    assert inner.read_text().endswith("x\n")
+    assert b.read_text().endswith("body")
+    proc = run_cli("fmt", "skills/b", cwd=tmp_path)
+    assert b.read_text().endswith("body\n")
 
 
 def test_fmt_reports_what_it_cannot_format(tmp_path: Path) -> None:

@@ -27,10 +27,11 @@ def fmt_command(
     """
     from ..errors import display_path
     from ..fmt import format_files
-    from ..targets import resolve_targets
+    from ..targets import owned_skills, resolve_targets
 
     targets = resolve_targets(paths or (), config_file)
-    outcome = format_files([skill.skill_md for skill in targets.skills], write=not (check or diff))
+    files = [skill.skill_md for skill in owned_skills(targets)]
+    outcome = format_files(files, write=not (check or diff))
     for change in outcome.changed:
         shown = display_path(change.path)
         if diff:
