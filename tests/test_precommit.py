@@ -3,6 +3,9 @@
 pre-commit builds a virtualenv and pip-installs this checkout into it (from PyPI and
 the local wheel mirror), so this test takes a while: it is marked slow. PRE_COMMIT_HOME
 points into a temporary directory, so nothing outside it is touched.
+
+try-repo installs this checkout as committed, plus modified and staged files (a shadow
+commit); untracked files are not included, so commit or stage new modules first.
 """
 
 from __future__ import annotations
