@@ -1,9 +1,9 @@
 """The skills a command such as ``lint PATH...`` or ``fmt PATH...`` works on.
 
 Paths may be files or directories. The configuration is the one above the first path
-(or ``--config``). Without a configuration file, the project directory is the current
-directory when it holds every path (so a pre-commit run sees the whole repository), else
-the deepest directory holding them all.
+(or ``--config``). Without a configuration file, the project directory is the git work
+tree holding the paths (so a pre-commit run sees the whole repository), else the
+deepest directory holding them all.
 The whole tree is always discovered (checks such as duplicate names compare against it),
 and the skills the paths touch are selected.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import Config, default_config, resolve_config
-from .discovery import SourceSkill, SourceTree, discover, select
+from .discovery import SourceSkill, SourceTree, discover, is_within, select
 from .errors import Location, UsageError
 
 
@@ -29,13 +29,14 @@ class Targets:
 
 
 def _default_project_dir(paths: Sequence[Path]) -> Path:
-    """Without a configuration file: the current directory when it holds every path (a
-    pre-commit run in a repository), else the deepest directory holding them all."""
-    cwd = Path.cwd()
-    if all(p == cwd or cwd in p.parents for p in paths):
-        return cwd
+    """Without a configuration file: the git work tree holding the paths (a pre-commit run
+    sees the whole repository), else the deepest directory holding them all."""
     dirs = [p if p.is_dir() else p.parent for p in paths]
-    return Path(os.path.commonpath([str(d) for d in dirs]))
+    common = Path(os.path.commonpath([str(d) for d in dirs]))
+    for directory in (common, *common.parents):
+        if (directory / ".git").exists():
+            return directory
+    return common
 
 
 def resolve_targets(paths: Sequence[Path] = (), config_file: Path | None = None) -> Targets:
@@ -48,7 +49,9 @@ def resolve_targets(paths: Sequence[Path] = (), config_file: Path | None = None)
     config = resolve_config(absolute, config_file)
     if config.source is None and absolute:
         config = default_config(_default_project_dir(absolute))
-    tree = discover(config)
+    # only the selected skills' files are collected; the rest of the tree is only searched
+    # for skills (duplicate names and path collisions compare against all of them)
+    tree = discover(config, within=absolute or None)
     return Targets(config, tree, select(tree, absolute), absolute)
 
 
@@ -60,8 +63,12 @@ def owned_skills(targets: Targets) -> list[SourceSkill]:
         return list(targets.skills)
     wanted: set[str] = set()
     for path in (p.resolve() for p in targets.paths):
-        holders = [s for s in targets.skills if s.directory == path or s.directory in path.parents]
+        holders = [s for s in targets.skills if is_within(path, s.directory)]
         if holders:
             wanted.add(max(holders, key=lambda s: len(s.directory.parts)).skill_path)
-        wanted.update(s.skill_path for s in targets.skills if path in s.directory.parents)
+        wanted.update(
+            s.skill_path
+            for s in targets.skills
+            if s.directory != path and is_within(s.directory, path)
+        )
     return [s for s in targets.skills if s.skill_path in wanted]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,25 @@ def tree(tmp_path: Path) -> Path:
     write(tmp_path / "skills" / "bad" / "SKILL.md", skill_md("wrong-name"))
     write(tmp_path / "skills" / "warned" / "SKILL.md", skill_md("warned", "version: '1'\n"))
     return tmp_path
+
+
+def test_help_lists_the_options() -> None:
+    proc = run_cli("lint", "--help")
+    assert proc.returncode == 0
+    for option in (
+        "--format",
+        "--output",
+        "--fix",
+        "--select",
+        "--extend-select",
+        "--ignore",
+        "--config",
+        "--statistics",
+    ):
+        assert option in proc.stdout
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    assert "lint" in proc.stdout and "fmt" in proc.stdout and "rule" in proc.stdout
 
 
 def test_text_format_exit_code_and_summary(tree: Path) -> None:
@@ -71,7 +91,7 @@ def test_json_format(tree: Path) -> None:
         "path": "skills/bad/SKILL.md",
         "line": 2,
         "column": 1,
-        "skill": "skills/bad",  # no configuration: the current directory is the root
+        "skill": "bad",  # no configuration and no git: the directory given is the root
         "fixable": False,
     }
     assert proc.stderr == ""  # machine formats print no summary
@@ -168,7 +188,10 @@ def test_unknown_selector_is_a_usage_error(tree: Path) -> None:
 
 def test_bad_format_and_missing_path_are_usage_errors(tree: Path) -> None:
     proc = run_cli("lint", "--format", "xml", "skills", cwd=tree)
-    assert proc.returncode == 2 and "--format must be one of" in proc.stderr
+    assert proc.returncode == 2
+    assert "USE000 argument -f/--format: invalid choice: 'xml'" in proc.stderr
+    proc = run_cli("lint", "--bogus", cwd=tree)
+    assert proc.returncode == 2 and "unrecognized arguments: --bogus" in proc.stderr
     proc = run_cli("lint", "skills/nope", cwd=tree)
     assert proc.returncode == 2 and "skills/nope: USE001 path does not exist" in proc.stderr
 
@@ -214,6 +237,8 @@ def test_configuration_errors_name_file_and_key(tree: Path) -> None:
 
 
 def test_paths_lint_only_the_skills_they_touch(tree: Path) -> None:
+    # without a configuration file, the git work tree is the project (as for pre-commit)
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
     # a pre-commit run passes file names: only their skills are checked...
     _, report = lint_json(tree, "skills/good/references/a.md", "skills/warned/SKILL.md")
     assert report["summary"]["skills"] == 2
