@@ -95,3 +95,26 @@ def test_config_errors_are_values() -> None:
     with pytest.raises(ConfigError) as info:
         resolve_config([Path("/nonexistent/path/x")])
     assert info.value.code == "CFG006" and info.value.exit_code == 2
+
+
+def test_documented_examples_are_valid(tmp_path: Path) -> None:
+    import re
+    import tomllib
+
+    from conftest import REPO
+
+    from skillpack.config import config_from_table
+
+    text = (REPO / "docs" / "configuration.md").read_text("utf-8")
+    blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
+    assert len(blocks) == 2
+    for directory in ("skills", "teams/billing"):
+        (tmp_path / directory).mkdir(parents=True)
+    skillpack_toml = tomllib.loads(blocks[0])
+    config = config_from_table(skillpack_toml, tmp_path, tmp_path / "skillpack.toml")
+    assert config.roots[1].prefix == "acme/billing"
+    assert config.lint.severity == {"SP111": "error"}
+    pyproject = tomllib.loads(blocks[1])["tool"]["skillpack"]
+    assert config_from_table(pyproject, tmp_path, tmp_path / "pyproject.toml").lint.ignore == (
+        "SP110",
+    )
