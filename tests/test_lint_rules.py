@@ -377,3 +377,23 @@ def test_body_rules_sp4xx(tmp_path: Path) -> None:
     assert [f["column"] for f in outside] == [14, 41, 59]
     fixable = {f["code"] for f in report["findings"] if f["fixable"]}
     assert fixable == {"SP405", "SP406", "SP407"}
+
+
+def test_workers_find_exactly_what_one_process_finds(tmp_path: Path) -> None:
+    """Large runs share the per-skill checks among forked workers: same findings, same order."""
+    from skillpack.config import config_from_table
+    from skillpack.discovery import discover
+    from skillpack.lint import LintOptions, lint
+
+    for i in range(24):
+        extra = "version: 1.0.0\n" if i % 3 == 0 else ""
+        body = "See [gone](references/gone.md).\n" if i % 4 == 0 else "Body.\n"
+        write(tmp_path / f"s{i:02d}" / "SKILL.md", skill_md(f"s{i:02d}", extra, body))
+        write(tmp_path / f"s{i:02d}" / "references" / "a.md", "k = 'AKIA" + "Z" * 16 + "'\n")
+        write(tmp_path / f"s{i:02d}" / f"n{i}" / "SKILL.md", skill_md(f"n{i}", "flag: yes\n"))
+    tree = discover(config_from_table({}, tmp_path, None))
+    options = LintOptions()
+    one = lint(tree, options=options, jobs=1)
+    assert len(one.findings) > 50
+    for jobs in (2, 3, 5):
+        assert lint(tree, options=options, jobs=jobs).findings == one.findings
