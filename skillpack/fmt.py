@@ -127,6 +127,8 @@ def _top_level_entries(block: str) -> list[_Entry] | None:
         if not isinstance(event, (ev.ScalarEvent, ev.AliasEvent)) or not flow:
             continue
         if len(flow) == 1 and expecting_key:
+            if not isinstance(event, ev.ScalarEvent):
+                return None  # an alias as a key (the strict reader refuses it anyway)
             entries.append(_Entry(event.value, event.start_mark.line, event.start_mark.line))
             expecting_key = False
             continue

@@ -282,7 +282,7 @@ def test_fmt_never_crashes(text: str) -> None:
         assert error.code.startswith("SP0") and error.line >= 1
 
 
-def test_fmt_cli_on_hypothesis_style_file_keeps_exec_bit(tmp_path: Path) -> None:
+def test_fmt_keeps_the_exec_bit(tmp_path: Path) -> None:
     path = _skill(tmp_path, "tool", "---\nname: tool\ndescription: x\nversion: 1_0\n---\n", 0o755)
     assert run_cli("fmt", "skills", cwd=tmp_path).returncode == 0
     assert path.read_text() == '---\nname: tool\ndescription: x\nversion: "1_0"\n---\n'

@@ -142,12 +142,13 @@ class LintOptions:
                 raise config_error(
                     f"per-path-ignores.{pattern}", f"{', '.join(bad)} matches no rule"
                 )
-        for flag, values in (
+        flags: tuple[tuple[str, Sequence[str]], ...] = (
             ("--select", select or ()),
             ("--extend-select", extend_select),
             ("--ignore", ignore),
-        ):
-            bad = unknown_selectors(values)
+        )
+        for flag, given in flags:
+            bad = unknown_selectors(given)
             if bad:
                 raise UsageError(
                     "USE010",
