@@ -4,7 +4,8 @@
 
 Cases (wall-clock time of a fresh process, best and median of ``--runs``):
 
-* ``skillpack lint TREE``: every rule over every skill;
+* ``skillpack lint TREE``: every rule over every skill (per-skill checks shared by one
+  forked worker per CPU), and the same with ``SKILLPACK_JOBS=1`` (one process);
 * ``skills-ref validate``: the Agent Skills reference validator (``pip install
   skills-ref``; not a skillpack dependency), its ``validate`` function called for each
   skill in one process;
@@ -45,19 +46,22 @@ print(len(dirs), errors)
 """
 
 
-def _env() -> dict[str, str]:
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra or {})
     return env
 
 
-def time_command(argv: Sequence[str], runs: int, cwd: Path) -> tuple[list[float], str]:
+def time_command(
+    argv: Sequence[str], runs: int, cwd: Path, env: dict[str, str] | None = None
+) -> tuple[list[float], str]:
     """Wall times of ``runs`` runs (after one warm-up run) and the last run's output."""
     times: list[float] = []
     output = ""
     for i in range(runs + 1):
         start = time.perf_counter()
-        proc = subprocess.run(argv, cwd=cwd, env=_env(), capture_output=True, text=True)
+        proc = subprocess.run(argv, cwd=cwd, env=_env(env), capture_output=True, text=True)
         elapsed = time.perf_counter() - start
         if proc.returncode not in (0, 1):
             raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr}")
@@ -85,23 +89,19 @@ def main() -> None:
             config.write_text('name = "bench"\nroots = ["."]\n', encoding="utf-8")
         one = tree / skill_name(1)
         lint = [sys.executable, "-m", "skillpack", "lint"]
-        cases = [
-            ("skillpack lint TREE", [*lint, str(tree)], 1.5),
-            (
-                "skills-ref validate (per skill, 1 process)",
-                [sys.executable, "-c", REFERENCE, str(tree)],
-                None,
-            ),
-            (
-                "skillpack lint (pre-commit, 1 skill)",
-                [*lint, str(one / "SKILL.md"), str(one / "references" / "guide.md")],
-                0.3,
-            ),
+        pre_commit = [*lint, str(one / "SKILL.md"), str(one / "references" / "guide.md")]
+        reference = [sys.executable, "-c", REFERENCE, str(tree)]
+        # (label, command, target seconds, extra environment)
+        cases: list[tuple[str, list[str], float | None, dict[str, str] | None]] = [
+            ("skillpack lint TREE", [*lint, str(tree)], 1.5, None),
+            ("skillpack lint TREE, one process", [*lint, str(tree)], None, {"SKILLPACK_JOBS": "1"}),
+            ("skills-ref validate (per skill, 1 process)", reference, None, None),
+            ("skillpack lint (pre-commit, 1 skill)", pre_commit, 0.3, None),
         ]
         rows = []
-        for label, argv, target in cases:
+        for label, argv, target, env in cases:
             try:
-                times, output = time_command(argv, args.runs, tree.parent)
+                times, output = time_command(argv, args.runs, tree.parent, env)
             except SystemExit as exc:
                 if "skills_ref" in str(exc):
                     print("skills-ref is not installed: pip install skills-ref", file=sys.stderr)

@@ -55,11 +55,15 @@ PARALLEL_MIN_SKILLS = 200
 
 
 def default_jobs(skills: int) -> int:
-    """Worker processes for linting ``skills`` skills: one per CPU (at most 4) for large
-    runs on Linux, where fork() makes workers cheap; else 1."""
+    """Worker processes for linting ``skills`` skills: ``SKILLPACK_JOBS`` when set, else
+    one per CPU (at most 4) for large runs on Linux, where fork() makes workers cheap;
+    else 1."""
     import os
     import sys
 
+    configured = os.environ.get("SKILLPACK_JOBS", "")
+    if configured.isdigit() and int(configured) >= 1:
+        return int(configured)
     if skills < PARALLEL_MIN_SKILLS or sys.platform != "linux":
         return 1
     return max(1, min(4, os.cpu_count() or 1))
@@ -92,8 +96,8 @@ def lint(
     wanted_skill = [c for c in skill_checks if c.wanted(options.enabled)]
     wanted_tree = [c for c in tree_checks if c.wanted(options.enabled)]
     jobs = default_jobs(len(selected)) if jobs is None else jobs
-    if jobs > 1:
-        raw = _check_skills_in_workers(run, wanted_skill, jobs)
+    if jobs > 1 and len(selected) > 1:
+        raw = _check_skills_in_workers(run, wanted_skill, min(jobs, len(selected)))
     else:
         raw = _check_skills(run, wanted_skill, 0, len(selected))
     for tree_check in wanted_tree:
