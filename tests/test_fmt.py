@@ -287,3 +287,11 @@ def test_fmt_keeps_the_exec_bit(tmp_path: Path) -> None:
     assert run_cli("fmt", "skills", cwd=tmp_path).returncode == 0
     assert path.read_text() == '---\nname: tool\ndescription: x\nversion: "1_0"\n---\n'
     assert os.access(path, os.X_OK)
+
+
+def test_examples_are_formatted() -> None:
+    from conftest import EXAMPLES
+
+    proc = run_cli("fmt", "--check", "examples", cwd=EXAMPLES.parent)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 files would be reformatted" in proc.stderr

@@ -290,3 +290,45 @@ def test_corpus_public_skills(corpus: Path) -> None:
     }
     assert report["summary"]["skills"] == 12
     assert report["summary"]["files"] == 222
+
+
+def _run_on_a_terminal(args: list[str], cwd: Path, no_color: bool) -> str:
+    """Run the CLI with stdout on a pseudo-terminal; return what it printed there."""
+    import os
+    import pty
+    import sys
+
+    from conftest import cli_env
+
+    env = cli_env()
+    if not no_color:
+        env.pop("NO_COLOR")
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skillpack", *args],
+        cwd=cwd,
+        env=env,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the process has finished writing
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait(timeout=60)
+    os.close(leader)
+    return b"".join(chunks).decode()
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(tree: Path) -> None:
+    coloured = _run_on_a_terminal(["lint", "skills"], tree, no_color=False)
+    assert "\033[1;31mSP103\033[0m" in coloured  # errors in red
+    assert "\033[1;33mSP111\033[0m" in coloured  # warnings in yellow
+    plain = _run_on_a_terminal(["lint", "skills"], tree, no_color=True)
+    assert "\033[" not in plain and "SP103" in plain
