@@ -115,6 +115,15 @@ def _under(rel: str, name: str) -> str:
     return f"{rel}/{name}" if rel else name
 
 
+def _is_utf8(name: str) -> bool:
+    """False for a name whose bytes are not UTF-8 (decoded with surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class _Ignores:
     """Exclude, include and ``.skillpackignore`` matching for one walk.
 
@@ -256,7 +265,9 @@ class _Walker:
             # only look for skills in the subdirectories
             for entry in entries:
                 name = entry.name
-                if name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+                if name.startswith(".") or not _is_utf8(name):
+                    continue
+                if not entry.is_dir(follow_symlinks=False):
                     continue
                 child_rel = _under(rel, name)
                 if not ignores.excluded(child_rel, is_dir=True):
@@ -268,9 +279,7 @@ class _Walker:
         offsets = [_skill_offset(skill, root) for skill in active]
         for entry in entries:
             name = entry.name
-            try:
-                name.encode("utf-8")
-            except UnicodeEncodeError:
+            if not _is_utf8(name):
                 self._report(active, Path(entry.path), None, SKIP_NON_UTF8, repr(os.fsencode(name)))
                 continue
             child_rel = _under(rel, name)
@@ -302,9 +311,7 @@ class _Walker:
                     kind = _kind_of(mode)
                     self._report(active, Path(entry.path), child_rel, SKIP_SPECIAL, kind)
                 continue
-            if not active or ignores.excluded(child_rel, is_dir=False):
-                continue
-            if ignores.not_included(child_rel):
+            if ignores.excluded(child_rel, is_dir=False) or ignores.not_included(child_rel):
                 continue
             path = Path(entry.path)
             for skill, offset in zip(active, offsets, strict=True):

@@ -353,7 +353,8 @@ def parse_yaml_subset(
         positions = {}
 
     def child_path(at: tuple[int, int]) -> KeyPath:
-        # path of a value about to be added to the innermost container
+        # path of the value about to be added to the innermost container; a sequence
+        # item's position is recorded here (a mapping key's when the key is read)
         if not stack:
             return ()
         top = stack[-1]

@@ -181,3 +181,25 @@ def test_unreadable_directory(tmp_path: Path) -> None:
     finally:
         locked.chmod(0o755)
     assert [k.kind for k in tree.skills[0].skipped] == ["unreadable"]
+
+
+def test_discover_within_collects_only_the_touched_skills(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "SKILL.md", skill_md("a"))
+    write(tmp_path / "a" / "refs" / "x.md", "x")
+    write(tmp_path / "a" / "inner" / "SKILL.md", skill_md("inner"))
+    write(tmp_path / "a" / "inner" / ".hidden", "x")
+    write(tmp_path / "b" / "SKILL.md", skill_md("b"))
+    write(tmp_path / "b" / "y.md", "y")
+    os.makedirs(os.fsencode(tmp_path / "c") + b"/\xff")  # a non-UTF-8 directory: never walked
+    write(Path(os.fsdecode(os.fsencode(tmp_path / "c") + b"/\xff/d/SKILL.md")), skill_md("d"))
+    config = config_from_table({}, tmp_path, None)
+    full = discover(config)
+    partial = discover(config, within=[tmp_path / "a" / "inner" / "SKILL.md"])
+    assert [s.skill_path for s in partial.skills] == [s.skill_path for s in full.skills]
+    assert [s.skill_path for s in full.skills] == ["a", "a/inner", "b"]
+    assert [s.complete for s in partial.skills] == [True, True, False]
+    for skill in partial.skills[:2]:
+        whole = full.skill(skill.skill_path)
+        assert whole is not None
+        assert skill.files == whole.files and skill.skipped == whole.skipped
+    assert partial.skills[2].files == []
