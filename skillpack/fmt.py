@@ -27,7 +27,6 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .frontmatter import (
     AMBIGUOUS_SCALAR,
@@ -37,6 +36,7 @@ from .frontmatter import (
     parse_yaml_subset,
     resolve_plain,
     split_frontmatter,
+    yaml_events,
 )
 from .fsutil import atomic_write
 
@@ -70,18 +70,12 @@ class FormatResult:
     error: FrontmatterError | None = None
 
 
-def _parse_events(block: str) -> list[Any]:
-    from .frontmatter import _yaml_parser
-
-    return list(_yaml_parser().parse(block))
-
-
 def quote_ambiguous(block: str) -> str:
     """``block`` with every plain scalar that SP013 refuses double-quoted."""
     from ruamel.yaml import events as ev
 
     replacements: list[tuple[int, int, str]] = []
-    for event in _parse_events(block):
+    for event in yaml_events(block):
         if isinstance(event, ev.ScalarEvent) and event.style is None and event.implicit[0]:
             try:
                 resolve_plain(event.value, 0, 0)
@@ -109,7 +103,7 @@ def _top_level_entries(block: str) -> list[_Entry] | None:
     entries: list[_Entry] = []
     flow: list[bool] = []  # flow_style of each open collection
     expecting_key = False
-    for event in _parse_events(block):
+    for event in yaml_events(block):
         if isinstance(event, ev.CollectionStartEvent):
             if not flow and (not isinstance(event, ev.MappingStartEvent) or event.flow_style):
                 return None  # the root is not a block mapping

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -303,6 +304,16 @@ def _yaml_parser() -> Any:
 _PARSER: Any = None
 
 
+def yaml_events(block: str) -> Iterator[Any]:
+    """ruamel.yaml's event stream for ``block``: the parser the strict reader uses (and
+    ``skillpack fmt``, which rewrites source spans the events locate)."""
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = _yaml_parser()
+    events: Iterator[Any] = _PARSER.parse(block)
+    return events
+
+
 def parse_yaml_subset(
     block: str, line_offset: int = 0, positions: dict[KeyPath, tuple[int, int]] | None = None
 ) -> JSONValue:
@@ -311,7 +322,6 @@ def parse_yaml_subset(
     When ``positions`` is given, it receives the (line, column) of every mapping key
     and every sequence item, keyed by its path from the root.
     """
-    global _PARSER
     from ruamel.yaml import events as ev
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -340,8 +350,6 @@ def parse_yaml_subset(
                 DIRECTIVE, "YAML directives (%YAML, %TAG) are not allowed",
                 index + 1 + line_offset, 1, "remove the directive line",
             )  # fmt: skip
-    if _PARSER is None:
-        _PARSER = _yaml_parser()
 
     def pos(event: Any) -> tuple[int, int]:
         mark = event.start_mark
@@ -367,7 +375,7 @@ def parse_yaml_subset(
     root: JSONValue = None
     documents = 0
     try:
-        for event in _PARSER.parse(block):
+        for event in yaml_events(block):
             if isinstance(event, (ev.StreamStartEvent, ev.StreamEndEvent)):
                 continue
             if isinstance(event, ev.DocumentStartEvent):
