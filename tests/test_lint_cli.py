@@ -121,6 +121,13 @@ def test_sarif_format_is_what_code_scanning_accepts(tree: Path) -> None:
         assert not physical["artifactLocation"]["uri"].startswith("/")
         assert physical["region"]["startLine"] >= 1
     assert results[0]["level"] == "error"
+    write(tree / "skills" / "bad" / "User Guide.md", "x")  # SP206: a path with a space
+    sarif = json.loads(run_cli("lint", "--format", "sarif", "skills", cwd=tree).stdout)
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert "skills/bad/User%20Guide.md" in uris
     assert results[0]["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "skills/bad/SKILL.md", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 2, "startColumn": 1},

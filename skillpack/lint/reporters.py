@@ -153,6 +153,13 @@ def _sarif_rule(code: str) -> dict[str, Any]:
     }
 
 
+def _uri_reference(path: Path, base: Path) -> str:
+    """A SARIF artifact URI: the shown path, percent-encoded as RFC 3986 requires."""
+    from urllib.parse import quote
+
+    return quote(relative(path, base), safe="/")
+
+
 def render_sarif(result: LintResult, base: Path) -> str:
     """SARIF 2.1.0 as GitHub code scanning accepts it (one run, rules with help, results
     with a physical location relative to the repository root ``%SRCROOT%``)."""
@@ -164,7 +171,7 @@ def render_sarif(result: LintResult, base: Path) -> str:
         if f.line:
             region = {"startLine": f.line, "startColumn": f.column or 1}
         physical: dict[str, Any] = {
-            "artifactLocation": {"uri": relative(f.path, base), "uriBaseId": "%SRCROOT%"}
+            "artifactLocation": {"uri": _uri_reference(f.path, base), "uriBaseId": "%SRCROOT%"}
         }
         if region:
             physical["region"] = region
