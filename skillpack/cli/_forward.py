@@ -1,21 +1,21 @@
 """Register a :mod:`skillpack.commands` command on the typer app: typer hands it every
-argument (``--help`` included) unparsed."""
+argument (``--help`` included) unparsed. The command's module is imported only when it
+runs, so registering it costs nothing."""
 
 from __future__ import annotations
 
-import importlib
-
 import typer
 
-from ..commands import MODULES
+from ..commands import COMMANDS
 
 
 def register_forwarded(app: typer.Typer, name: str) -> None:
-    module = importlib.import_module(MODULES[name])
-    summary: str = module.SUMMARY
+    module_name, summary = COMMANDS[name]
 
     def command(ctx: typer.Context) -> int:
-        main = module.main
+        import importlib
+
+        main = importlib.import_module(module_name).main
         return int(main(list(ctx.args)))
 
     command.__doc__ = summary

@@ -13,19 +13,25 @@ for these commands and for the typer app (``skillpack.cli.run``).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 import traceback
 from collections.abc import Callable
-from pathlib import Path
-from typing import NoReturn
 
-from ..errors import EXIT_INTERNAL, UsageError
+from ..errors import EXIT_INTERNAL
 
-#: command name -> module with ``main(argv: list[str]) -> int``
-MODULES = {"lint": "skillpack.commands.lint", "fmt": "skillpack.commands.fmt"}
+#: command name -> (module with ``main(argv: list[str]) -> int``, one-line summary)
+COMMANDS = {
+    "lint": (
+        "skillpack.commands.lint",
+        "Check skills: frontmatter, Agent Skills fields, skill paths and limits, files, body.",
+    ),
+    "fmt": (
+        "skillpack.commands.fmt",
+        "Normalize SKILL.md: quote ambiguous values, order known keys, LF, no BOM.",
+    ),
+}
 
 
 class ParserExit(Exception):
@@ -34,36 +40,6 @@ class ParserExit(Exception):
     def __init__(self, status: int) -> None:
         super().__init__(status)
         self.status = status
-
-
-class CommandParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are :class:`UsageError` values (exit 2)."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError("USE000", message, hint=f"see '{self.prog} --help'")
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        if message:
-            print(message, file=sys.stderr, end="")
-        raise ParserExit(status)
-
-    @classmethod
-    def for_paths(cls, name: str, summary: str, epilog: str, paths_help: str) -> CommandParser:
-        """The parser of ``skillpack NAME [PATH...]`` and ``--config FILE``."""
-        parser = cls(
-            prog=f"skillpack {name}",
-            description=summary,
-            epilog=epilog,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=paths_help)
-        parser.add_argument(
-            "--config",
-            type=Path,
-            metavar="FILE",
-            help="configuration file (default: the nearest skillpack.toml or pyproject.toml)",
-        )
-        return parser
 
 
 def guarded(invoke: Callable[[], int]) -> int:
@@ -95,7 +71,7 @@ def guarded(invoke: Callable[[], int]) -> int:
 
 
 def run_command(name: str, argv: list[str]) -> int:
-    """Run command ``name`` (a key of :data:`MODULES`) on ``argv``."""
-    module = importlib.import_module(MODULES[name])
+    """Run command ``name`` (a key of :data:`COMMANDS`) on ``argv``."""
+    module = importlib.import_module(COMMANDS[name][0])
     main: Callable[[list[str]], int] = module.main
     return guarded(lambda: main(argv))

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from . import CommandParser
+from .parser import CommandParser
 
-SUMMARY = "Normalize SKILL.md: quote ambiguous values, order known keys, LF, no BOM."
 EPILOG = """\
 Comments and the body are kept (the body's line endings become LF and it ends with a
 newline). Exit status: 0 done or nothing to change, 1 files would change (--check,
@@ -17,7 +16,6 @@ newline). Exit status: 0 done or nothing to change, 1 files would change (--chec
 def build_parser() -> CommandParser:
     parser = CommandParser.for_paths(
         "fmt",
-        SUMMARY,
         EPILOG,
         "files or directories: format the SKILL.md of the skills they name (default: all)",
     )

@@ -5,10 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import CommandParser
+from .parser import CommandParser
 
 FORMATS = ("text", "json", "sarif", "github")
-SUMMARY = "Check skills: frontmatter, Agent Skills fields, skill paths and limits, files, body."
 EPILOG = """\
 Rules are selected by code, prefix or ALL (--select SP1,SP305); 'skillpack rule CODE'
 explains one. Exit status: 0 no finding at error severity, 1 findings at error severity,
@@ -19,7 +18,6 @@ explains one. Exit status: 0 no finding at error severity, 1 findings at error s
 def build_parser() -> CommandParser:
     parser = CommandParser.for_paths(
         "lint",
-        SUMMARY,
         EPILOG,
         "files or directories: check the skills they belong to (default: all)",
     )
