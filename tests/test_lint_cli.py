@@ -339,3 +339,17 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(tree: Path) -> None:
     assert "\033[1;33mSP111\033[0m" in coloured  # warnings in yellow
     plain = _run_on_a_terminal(["lint", "skills"], tree, no_color=True)
     assert "\033[" not in plain and "SP103" in plain
+
+
+def test_the_typer_app_forwards_lint_and_fmt(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``skillpack.cli.run`` (the typer app) runs the same commands as ``python -m skillpack``."""
+    from skillpack.cli import run
+
+    assert run(["lint", "--format", "json", str(tree / "skills")]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert {f["code"] for f in report["findings"]} == {"SP103", "SP111"}
+    assert run(["fmt", "--check", str(tree / "skills")]) == 0
+    assert run(["lint", "--bogus"]) == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
