@@ -2,7 +2,8 @@
 
 ``skillpack serve`` is dispatched before anything else is imported: the serve path
 uses only the standard library (no typer, rich, jsonschema or YAML), so a host
-spawning the server gets its first response fast.
+spawning the server gets its first response fast. ``lint`` and ``fmt`` (pre-commit
+hooks) skip typer too; see :mod:`skillpack.commands`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ def main(argv: list[str] | None = None) -> int:
         from .server.cli import main as serve_main
 
         return serve_main(args[1:])
+    if args and args[0] in ("lint", "fmt"):  # pre-commit hooks: start fast, without typer
+        from .commands import run_command
+
+        return run_command(args[0], args[1:])
     from .cli import run
 
     return run(args)

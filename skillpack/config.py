@@ -131,7 +131,8 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
     """Validate a configuration table and turn it into a :class:`Config`."""
     where = str(source) if source else "(configuration)"
     prefix_key = "tool.skillpack." if source is not None and source.name == PYPROJECT else ""
-    errors = validation_errors("config.schema.json", dict(table))
+    # an empty table (no configuration file) is valid: skip importing jsonschema
+    errors = validation_errors("config.schema.json", dict(table)) if table else []
     if errors:
         key, message = errors[0]
         raise ConfigError(

@@ -32,6 +32,8 @@ SKIP_SPECIAL = "special"
 SKIP_DOTFILE = "dotfile"
 SKIP_NON_UTF8 = "non-utf8"
 SKIP_UNREADABLE = "unreadable"
+#: a ``skill.md`` in another letter case, in a directory without ``SKILL.md`` (not a skill)
+SKIP_MISCASED = "miscased-skill-md"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,8 @@ class SourceSkill:
     files: list[SourceFile] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     parent: str | None = None  #: skill path of the innermost enclosing skill
+    #: False when ``discover(within=...)`` found the skill but did not collect its files
+    complete: bool = True
 
     @property
     def name(self) -> str:
@@ -86,6 +90,7 @@ class SourceSkill:
 class SourceTree:
     config: Config
     skills: list[SourceSkill]
+    #: entries outside every skill worth reporting (unreadable, miscased skill.md)
     problems: list[Skipped] = field(default_factory=list)
 
     def skill(self, skill_path: str) -> SourceSkill | None:
@@ -95,54 +100,84 @@ class SourceTree:
         return None
 
 
-def _sort_key(name: str) -> bytes:
-    return os.fsencode(name)
+def _sort_key(entry: os.DirEntry[str]) -> bytes:
+    return os.fsencode(entry.name)
+
+
+def _rel_or_none(path: Path, base: Path) -> str | None:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return None
+
+
+def _under(rel: str, name: str) -> str:
+    return f"{rel}/{name}" if rel else name
+
+
+def _is_utf8(name: str) -> bool:
+    """False for a name whose bytes are not UTF-8 (decoded with surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _Ignores:
-    """Exclude, include and ``.skillpackignore`` matching for one walk."""
+    """Exclude, include and ``.skillpackignore`` matching for one walk.
+
+    Paths are matched as strings relative to the walk's anchor directory (the hot loop
+    builds no Path objects): ``prefix`` turns such a path into one relative to the
+    project directory, and each ``.skillpackignore`` records how to turn it into one
+    relative to its own directory.
+    """
 
     def __init__(self, config: Config) -> None:
         self.base = config.project_dir
         self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None
         self.include = pathspec.GitIgnoreSpec.from_lines(config.include) if config.include else None
-        # (directory, spec) of every .skillpackignore seen so far, outermost first
-        self.local: list[tuple[Path, pathspec.GitIgnoreSpec]] = []
+        #: the anchor relative to the project directory ("" the same, None outside it)
+        self.prefix: str | None = ""
+        #: (strip, prepend, spec) of every .skillpackignore in force, outermost first: a
+        #: path relative to the anchor loses ``strip/`` and gains ``prepend/``
+        self.local: list[tuple[str, str, pathspec.GitIgnoreSpec]] = []
 
-    def _rel(self, path: Path, base: Path) -> str | None:
-        try:
-            return path.relative_to(base).as_posix()
-        except ValueError:
-            return None
+    def start(self, anchor: Path) -> None:
+        self.prefix = _rel_or_none(anchor, self.base)
+        if self.prefix == ".":
+            self.prefix = ""
+        self.local = []
 
-    def load_local(self, directory: Path) -> bool:
-        ignore_file = directory / IGNORE_FILE
+    def load_local(self, directory: Path, strip: str = "", prepend: str = "") -> bool:
         try:
-            lines = ignore_file.read_text("utf-8").splitlines()
-        except (FileNotFoundError, NotADirectoryError):
-            return False
+            lines = (directory / IGNORE_FILE).read_text("utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             return False
-        self.local.append((directory, pathspec.GitIgnoreSpec.from_lines(lines)))
+        self.local.append((strip, prepend, pathspec.GitIgnoreSpec.from_lines(lines)))
         return True
 
-    def excluded(self, path: Path, is_dir: bool) -> bool:
+    def _project_rel(self, rel: str) -> str | None:
+        return None if self.prefix is None else _under(self.prefix, rel)
+
+    def excluded(self, rel: str, is_dir: bool) -> bool:
+        """Whether the entry at ``rel`` (relative to the anchor) is excluded."""
         suffix = "/" if is_dir else ""
         if self.exclude is not None:
-            rel = self._rel(path, self.base)
-            if rel is not None and self.exclude.match_file(rel + suffix):
+            project_rel = self._project_rel(rel)
+            if project_rel is not None and self.exclude.match_file(project_rel + suffix):
                 return True
-        for directory, spec in self.local:
-            rel = self._rel(path, directory)
-            if rel is not None and spec.match_file(rel + suffix):
+        for strip, prepend, spec in self.local:
+            local = rel[len(strip) + 1 :] if strip else rel
+            if spec.match_file(_under(prepend, local) + suffix):
                 return True
         return False
 
-    def not_included(self, path: Path) -> bool:
-        if self.include is None or path.name == SKILL_MD:
+    def not_included(self, rel: str) -> bool:
+        if self.include is None or rel.rsplit("/", 1)[-1] == SKILL_MD:
             return False
-        rel = self._rel(path, self.base)
-        return rel is None or not self.include.match_file(rel)
+        project_rel = self._project_rel(rel)
+        return project_rel is None or not self.include.match_file(project_rel)
 
 
 def _kind_of(mode: int) -> str:
@@ -162,83 +197,127 @@ def _join(*parts: str) -> str:
 
 
 class _Walker:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, within: tuple[str, ...] | None = None) -> None:
         self.config = config
+        self.within = within
         self.ignores = _Ignores(config)
         self.skills: list[SourceSkill] = []
         self.problems: list[Skipped] = []
 
     def walk_root(self, root: Root) -> None:
-        # .skillpackignore files between the project directory and the root apply too
-        for directory in reversed([root.path, *root.path.parents]):
-            if directory == self.config.project_dir or self.config.project_dir in directory.parents:
-                self.ignores.load_local(directory)
         if (root.path / SKILL_MD).is_file() and not (root.path / SKILL_MD).is_symlink():
-            base_rel = root.path.name
+            base_rel = root.path.name  # the root is itself a skill: paths start with its name
+            anchor = root.path.parent
         else:
             base_rel = ""
-        self._walk(root, root.path, base_rel, [])
+            anchor = root.path
+        self.ignores.start(anchor)
+        # .skillpackignore files between the project directory and the root apply too
+        project = self.config.project_dir
+        for directory in reversed([root.path, *root.path.parents]):
+            if directory == project or project in directory.parents:
+                below = _rel_or_none(directory, anchor)
+                if below is not None:
+                    self.ignores.load_local(directory, strip="" if below == "." else below)
+                else:
+                    self.ignores.load_local(
+                        directory, prepend=anchor.relative_to(directory).as_posix()
+                    )
+        self._walk(root, str(root.path), base_rel, [])
 
-    def _walk(self, root: Root, directory: Path, rel: str, active: list[SourceSkill]) -> None:
-        pushed_ignore = self.ignores.load_local(directory) if directory != root.path else False
+    def _wanted(self, directory: str) -> bool:
+        return self.within is None or any(
+            is_within(p, directory) or is_within(directory, p) for p in self.within
+        )
+
+    def _walk(self, root: Root, directory: str, rel: str, active: list[SourceSkill]) -> None:
         try:
             with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: _sort_key(e.name))
+                entries = sorted(it, key=_sort_key)
         except OSError as exc:
-            self._report(active, directory, rel, SKIP_UNREADABLE, str(exc.strerror or exc))
-            if pushed_ignore:
-                self.ignores.local.pop()
+            self._report(active, Path(directory), rel, SKIP_UNREADABLE, str(exc.strerror or exc))
             return
         names = {e.name: e for e in entries}
+        pushed_ignore = (
+            IGNORE_FILE in names
+            and directory != str(root.path)
+            and self.ignores.load_local(Path(directory), strip=rel)
+        )
         skill_md = names.get(SKILL_MD)
         if skill_md is not None and skill_md.is_file(follow_symlinks=False):
             skill = SourceSkill(
                 skill_path=_join(root.prefix, rel),
-                directory=directory,
+                directory=Path(directory),
                 root=root,
                 parent=active[-1].skill_path if active else None,
+                complete=self._wanted(directory),
             )
             self.skills.append(skill)
             active = [*active, skill]
+        else:
+            for name, entry in names.items():
+                if name.lower() == "skill.md" and entry.is_file(follow_symlinks=False):
+                    path = Path(entry.path)
+                    self.problems.append(Skipped(_under(rel, name), path, SKIP_MISCASED))
+        ignores = self.ignores
+        if not any(skill.complete for skill in active):
+            # no file here is wanted (outside every skill, or discover(within=...)):
+            # only look for skills in the subdirectories
+            for entry in entries:
+                name = entry.name
+                if name.startswith(".") or not _is_utf8(name):
+                    continue
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                child_rel = _under(rel, name)
+                if not ignores.excluded(child_rel, is_dir=True):
+                    self._walk(root, entry.path, child_rel, active)
+            if pushed_ignore:
+                self.ignores.local.pop()
+            return
+        # where each active skill's relative paths start within ``rel``-style paths
+        offsets = [_skill_offset(skill, root) for skill in active]
         for entry in entries:
             name = entry.name
-            path = Path(entry.path)
-            try:
-                name.encode("utf-8")
-            except UnicodeEncodeError:
-                self._report(active, path, None, SKIP_NON_UTF8, repr(os.fsencode(name)))
+            if not _is_utf8(name):
+                self._report(active, Path(entry.path), None, SKIP_NON_UTF8, repr(os.fsencode(name)))
                 continue
-            child_rel = _join(rel, name)
+            child_rel = _under(rel, name)
             if name.startswith("."):
                 if name != IGNORE_FILE:
-                    self._report(active, path, child_rel, SKIP_DOTFILE)
+                    self._report(active, Path(entry.path), child_rel, SKIP_DOTFILE)
                 continue
             try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not ignores.excluded(child_rel, is_dir=True):
+                        self._walk(root, entry.path, child_rel, active)
+                    continue
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
-                self._report(active, path, child_rel, SKIP_UNREADABLE, str(exc.strerror or exc))
+                self._report(
+                    active, Path(entry.path), child_rel, SKIP_UNREADABLE, str(exc.strerror or exc)
+                )
                 continue
             mode = st.st_mode
             if stat.S_ISLNK(mode):
-                if not self.ignores.excluded(path, is_dir=False):
-                    target = os.readlink(path)
-                    self._report(active, path, child_rel, SKIP_SYMLINK, target)
+                if not ignores.excluded(child_rel, is_dir=False):
+                    target = os.readlink(entry.path)
+                    self._report(active, Path(entry.path), child_rel, SKIP_SYMLINK, target)
                 continue
-            if stat.S_ISDIR(mode):
-                if not self.ignores.excluded(path, is_dir=True):
-                    self._walk(root, path, child_rel, active)
+            if stat.S_ISDIR(mode):  # replaced by a directory since it was listed
                 continue
             if not stat.S_ISREG(mode):
-                if not self.ignores.excluded(path, is_dir=False):
-                    self._report(active, path, child_rel, SKIP_SPECIAL, _kind_of(mode))
+                if not ignores.excluded(child_rel, is_dir=False):
+                    kind = _kind_of(mode)
+                    self._report(active, Path(entry.path), child_rel, SKIP_SPECIAL, kind)
                 continue
-            if not active or self.ignores.excluded(path, is_dir=False):
+            if ignores.excluded(child_rel, is_dir=False) or ignores.not_included(child_rel):
                 continue
-            if self.ignores.not_included(path):
-                continue
-            for skill in active:
-                skill_rel = _relative_to_skill(skill, root, child_rel)
-                skill.files.append(SourceFile(skill_rel, path, st.st_size, mode, st.st_nlink))
+            path = Path(entry.path)
+            for skill, offset in zip(active, offsets, strict=True):
+                skill.files.append(
+                    SourceFile(child_rel[offset:], path, st.st_size, mode, st.st_nlink)
+                )
         if pushed_ignore:
             self.ignores.local.pop()
 
@@ -266,14 +345,17 @@ class _Walker:
             )
 
 
-def _relative_to_skill(skill: SourceSkill, root: Root, rel_from_base: str) -> str:
-    """Convert a path relative to the walk base into one relative to ``skill``."""
+def _skill_offset(skill: SourceSkill, root: Root) -> int:
+    """How many characters of a walk-relative path precede a path relative to ``skill``."""
     skill_rel = (
         skill.skill_path[len(root.prefix) :].lstrip("/") if root.prefix else skill.skill_path
     )
-    if not skill_rel:
-        return rel_from_base
-    return rel_from_base[len(skill_rel) + 1 :]
+    return len(skill_rel) + 1 if skill_rel else 0
+
+
+def _relative_to_skill(skill: SourceSkill, root: Root, rel_from_base: str) -> str:
+    """Convert a path relative to the walk base into one relative to ``skill``."""
+    return rel_from_base[_skill_offset(skill, root) :]
 
 
 def _manifest_order(skill: SourceSkill) -> None:
@@ -281,29 +363,42 @@ def _manifest_order(skill: SourceSkill) -> None:
     skill.skipped.sort(key=lambda s: s.rel.encode("utf-8", "surrogateescape"))
 
 
-def discover(config: Config) -> SourceTree:
-    """Every skill under the configured roots, in skill-path byte order."""
-    walker = _Walker(config)
+def discover(config: Config, within: Sequence[Path] | None = None) -> SourceTree:
+    """Every skill under the configured roots, in skill-path byte order.
+
+    With ``within``, only the skills those paths touch (as :func:`skills_for_paths`
+    selects them) get their files and skipped entries collected; the others are found
+    (for checks across the tree, such as duplicate names) with ``complete`` False. This
+    is what keeps a pre-commit run on one skill of a large tree fast.
+    """
+    walker = _Walker(
+        config, None if within is None else tuple(str(Path(p).resolve()) for p in within)
+    )
     for root in config.roots:
         walker.walk_root(root)
     for skill in walker.skills:
-        _manifest_order(skill)
+        if skill.complete:
+            _manifest_order(skill)
     walker.skills.sort(key=lambda s: s.skill_path.encode("utf-8"))
     return SourceTree(config, walker.skills, walker.problems)
+
+
+def is_within(path: Path | str, directory: Path | str) -> bool:
+    """Whether ``path`` is ``directory`` or lies below it (absolute paths, compared as
+    strings: ``Path.parents`` membership is too slow for every skill of a large tree)."""
+    p, d = str(path), str(directory)
+    return p == d or p.startswith(d.rstrip(os.sep) + os.sep)
 
 
 def skills_for_paths(tree: SourceTree, paths: Iterable[Path]) -> list[SourceSkill]:
     """The skills a set of paths touches: each skill containing a path, and every skill
     under a directory path. Enclosing skills count too (their manifests hold the file)."""
-    wanted: dict[str, SourceSkill] = {}
-    resolved = [Path(p).resolve() for p in paths]
-    for skill in tree.skills:
-        d = skill.directory
-        for p in resolved:
-            if p == d or d in p.parents or p in d.parents:
-                wanted[skill.skill_path] = skill
-                break
-    return [s for s in tree.skills if s.skill_path in wanted]
+    resolved = [str(Path(p).resolve()) for p in paths]
+    return [
+        skill
+        for skill in tree.skills
+        if any(is_within(p, skill.directory) or is_within(skill.directory, p) for p in resolved)
+    ]
 
 
 def select(tree: SourceTree, paths: Sequence[Path]) -> list[SourceSkill]:

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 JSONValue = None | bool | int | float | str | list[Any] | dict[str, Any]
+#: A place in the frontmatter object: mapping keys and sequence indexes from the root.
+KeyPath = tuple[str | int, ...]
 
 MAX_BLOCK_BYTES = 64 * 1024
 MAX_DEPTH = 16
@@ -78,6 +81,8 @@ class Frontmatter:
     body: str  #: everything after the closing fence line, untouched
     has_bom: bool
     crlf: bool  #: the file uses CRLF line endings
+    #: file (line, column) of every mapping key and sequence item, by its path
+    positions: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
 
 
 # --- plain scalar resolution ------------------------------------------------------
@@ -153,7 +158,8 @@ def _yaml11_reading(s: str) -> str | None:
     return None
 
 
-def _describe12(value: JSONValue) -> str:
+def describe_value(value: JSONValue) -> str:
+    """What kind of value ``value`` is, for messages: "null", "a boolean", "a list"..."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -162,6 +168,10 @@ def _describe12(value: JSONValue) -> str:
         return "an integer"
     if isinstance(value, float):
         return "a float"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
     return "a string"
 
 
@@ -173,7 +183,7 @@ def resolve_plain(s: str, line: int, column: int) -> JSONValue:
     if reading11 is not None:
         raise FrontmatterError(
             AMBIGUOUS_SCALAR,
-            f"plain value '{s}' is {reading11} but {_describe12(value)} in YAML 1.2",
+            f"plain value '{s}' is {reading11} but {describe_value(value)} in YAML 1.2",
             line,
             column,
             f"quote it to keep it a string: {quoted}",
@@ -294,9 +304,24 @@ def _yaml_parser() -> Any:
 _PARSER: Any = None
 
 
-def parse_yaml_subset(block: str, line_offset: int = 0) -> JSONValue:
-    """Parse ``block`` as strict-subset YAML; positions are shifted by ``line_offset`` lines."""
+def yaml_events(block: str) -> Iterator[Any]:
+    """ruamel.yaml's event stream for ``block``: the parser the strict reader uses (and
+    ``skillpack fmt``, which rewrites source spans the events locate)."""
     global _PARSER
+    if _PARSER is None:
+        _PARSER = _yaml_parser()
+    events: Iterator[Any] = _PARSER.parse(block)
+    return events
+
+
+def parse_yaml_subset(
+    block: str, line_offset: int = 0, positions: dict[KeyPath, tuple[int, int]] | None = None
+) -> JSONValue:
+    """Parse ``block`` as strict-subset YAML; positions are shifted by ``line_offset`` lines.
+
+    When ``positions`` is given, it receives the (line, column) of every mapping key
+    and every sequence item, keyed by its path from the root.
+    """
     from ruamel.yaml import events as ev
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -325,19 +350,32 @@ def parse_yaml_subset(block: str, line_offset: int = 0) -> JSONValue:
                 DIRECTIVE, "YAML directives (%YAML, %TAG) are not allowed",
                 index + 1 + line_offset, 1, "remove the directive line",
             )  # fmt: skip
-    if _PARSER is None:
-        _PARSER = _yaml_parser()
 
     def pos(event: Any) -> tuple[int, int]:
         mark = event.start_mark
         return mark.line + 1 + line_offset, mark.column + 1
 
-    # stack of containers: [kind, value, pending_key, seen_keys]
+    # stack of containers: [kind, value, pending_key, key_position, start, path]
     stack: list[list[Any]] = []
+    if positions is None:
+        positions = {}
+
+    def child_path(at: tuple[int, int]) -> KeyPath:
+        # path of the value about to be added to the innermost container; a sequence
+        # item's position is recorded here (a mapping key's when the key is read)
+        if not stack:
+            return ()
+        top = stack[-1]
+        if top[0] == "map":
+            return (*top[5], top[2])
+        path = (*top[5], len(top[1]))
+        positions[path] = at
+        return path
+
     root: JSONValue = None
     documents = 0
     try:
-        for event in _PARSER.parse(block):
+        for event in yaml_events(block):
             if isinstance(event, (ev.StreamStartEvent, ev.StreamEndEvent)):
                 continue
             if isinstance(event, ev.DocumentStartEvent):
@@ -400,10 +438,11 @@ def parse_yaml_subset(block: str, line_offset: int = 0) -> JSONValue:
                         TOO_DEEP, f"nesting deeper than {MAX_DEPTH} levels", *pos(event),
                         "flatten the structure",
                     )  # fmt: skip
+                path = child_path(pos(event))
                 if isinstance(event, ev.MappingStartEvent):
-                    stack.append(["map", {}, _NO_KEY, None, pos(event)])
+                    stack.append(["map", {}, _NO_KEY, None, pos(event), path])
                 else:
-                    stack.append(["seq", [], None, None, pos(event)])
+                    stack.append(["seq", [], None, None, pos(event), path])
                 continue
             if isinstance(event, ev.ScalarEvent):
                 line, column = pos(event)
@@ -431,7 +470,7 @@ def parse_yaml_subset(block: str, line_offset: int = 0) -> JSONValue:
                     if not isinstance(value, str):
                         raise FrontmatterError(
                             NON_STRING_KEY,
-                            f"key {event.value!r} is read as {_describe12(value)}, not a string",
+                            f"key {event.value!r} is read as {describe_value(value)}, not a string",
                             line,
                             column,
                             f'quote the key: "{event.value}"',
@@ -443,7 +482,9 @@ def parse_yaml_subset(block: str, line_offset: int = 0) -> JSONValue:
                         )  # fmt: skip
                     top[2] = value
                     top[3] = (line, column)
+                    positions[(*top[5], value)] = (line, column)
                 else:
+                    child_path((line, column))
                     _add(top, value, event)
                 continue
     except MarkedYAMLError as exc:
@@ -485,9 +526,10 @@ def parse_skill_md(data: bytes | str) -> Frontmatter:
     """Read ``SKILL.md`` bytes into a :class:`Frontmatter`, or raise :class:`FrontmatterError`."""
     text = decode_skill_md(data) if isinstance(data, bytes) else data
     block, block_line, close_line, body, has_bom = split_frontmatter(text)
-    value = parse_yaml_subset(block, block_line - 1)
+    positions: dict[KeyPath, tuple[int, int]] = {}
+    value = parse_yaml_subset(block, block_line - 1, positions)
     if not isinstance(value, dict):
-        kind = "empty" if value is None else f"{_describe12(value)}, not a mapping"
+        kind = "empty" if value is None else f"{describe_value(value)}, not a mapping"
         raise FrontmatterError(
             NOT_A_MAPPING,
             f"frontmatter is {kind}",
@@ -496,4 +538,4 @@ def parse_skill_md(data: bytes | str) -> Frontmatter:
             "write the frontmatter as 'key: value' lines (name, description, ...)",
         )
     crlf = "\r\n" in text
-    return Frontmatter(value, block, block_line, close_line, body, has_bom, crlf)
+    return Frontmatter(value, block, block_line, close_line, body, has_bom, crlf, positions)

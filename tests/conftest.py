@@ -11,8 +11,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-# SKILLPACK_SHARED points at shared/ when the checkout is not beside it (a worktree)
-SHARED = Path(os.environ.get("SKILLPACK_SHARED", REPO.parent / "shared"))
+# shared/ beside the checkout, or beside its parent (worktrees live one level deeper);
+# SKILLPACK_SHARED overrides both
+SHARED = Path(
+    os.environ.get("SKILLPACK_SHARED")
+    or next(
+        (d for d in (REPO.parent / "shared", REPO.parent.parent / "shared") if d.is_dir()),
+        REPO.parent / "shared",
+    )
+)
 VECTORS = SHARED / "vectors"
 CORPUS = SHARED / "corpus" / "anthropics-skills"
 EXAMPLES = REPO / "examples"

@@ -13,7 +13,8 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from ..errors import EXIT_USAGE, SkillpackError, report_internal_error
+from ..commands import guarded
+from ..errors import EXIT_USAGE
 
 app = typer.Typer(
     name="skillpack",
@@ -76,29 +77,23 @@ _register()
 
 def run(argv: list[str]) -> int:
     """Run the CLI on ``argv``; return the exit code. Never raises, never prints a traceback
-    unless ``SKILLPACK_DEBUG`` is set."""
-    try:
-        result = app(args=argv, prog_name="skillpack", standalone_mode=False)
-        return int(result) if isinstance(result, int) else 0
-    except SkillpackError as exc:
-        print(exc.render(), file=sys.stderr)
-        return exc.exit_code
-    except typer.Exit as exc:
-        return int(exc.exit_code or 0)
-    except typer.Abort:
-        print("aborted", file=sys.stderr)
-        return 130
-    except TyperException as exc:  # usage errors: bad options, missing arguments
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show(file=sys.stderr)
-        else:
-            print(f"error: {exc.format_message()}", file=sys.stderr)
-        return EXIT_USAGE if exc.exit_code == 2 else int(exc.exit_code)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # fail with a message, not a traceback
-        return report_internal_error(exc)
+    unless ``SKILLPACK_DEBUG`` is set (see :func:`skillpack.commands.guarded`)."""
+
+    def invoke() -> int:
+        try:
+            result = app(args=argv, prog_name="skillpack", standalone_mode=False)
+            return int(result) if isinstance(result, int) else 0
+        except typer.Exit as exc:
+            return int(exc.exit_code or 0)
+        except typer.Abort:
+            print("aborted", file=sys.stderr)
+            return 130
+        except TyperException as exc:  # usage errors: bad options, missing arguments
+            show = getattr(exc, "show", None)
+            if callable(show):
+                show(file=sys.stderr)
+            else:
+                print(f"error: {exc.format_message()}", file=sys.stderr)
+            return EXIT_USAGE if exc.exit_code == 2 else int(exc.exit_code)
+
+    return guarded(invoke)

@@ -1,0 +1,12 @@
+"""``skillpack fmt``: registered on the typer app; implemented in
+:mod:`skillpack.commands.fmt` (``skillpack.__main__`` runs it without typer)."""
+
+from __future__ import annotations
+
+import typer
+
+from ._forward import register_forwarded
+
+
+def register(app: typer.Typer) -> None:
+    register_forwarded(app, "fmt")

@@ -1,0 +1,22 @@
+"""``skillpack lint``: the rule catalog, the checks and the engine that runs them.
+
+The library API the CLI is a thin layer over::
+
+    from skillpack.lint import LintOptions, lint
+    result = lint(tree, skills, LintOptions.from_config(config))
+    for finding in result.findings: ...
+
+Submodules: :mod:`.catalog` (every rule, its code, severity and documentation),
+:mod:`.selection` (``select``/``ignore``/severity/per-path ignores), :mod:`.checks`
+(the checks, one module per rule group), :mod:`.engine` (runs them) and
+:mod:`.reporters` (text, json, sarif and github output).
+"""
+
+from __future__ import annotations
+
+from .catalog import RULES, Rule, rule_for
+from .engine import LintResult, lint
+from .finding import Finding
+from .selection import LintOptions
+
+__all__ = ["RULES", "Finding", "LintOptions", "LintResult", "Rule", "lint", "rule_for"]

@@ -1,0 +1,520 @@
+"""The rule catalog: every lint rule with its stable code, name, severity and documentation.
+
+Codes never change meaning and are never reused. Groups:
+
+* ``SP0xx`` the frontmatter block (raised by :mod:`skillpack.frontmatter`);
+* ``SP1xx`` the Agent Skills fields (agentskills.io specification);
+* ``SP2xx`` the MCP Skills extension (SEP-2640): skill paths, limits, URIs;
+* ``SP3xx`` the files a skill publishes;
+* ``SP4xx`` the ``SKILL.md`` body.
+
+``docs/rules.md`` is generated from this module (``python -m skillpack.lint.docs``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+
+DOCS_URL = "https://skillpack.dev/rules"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule. ``why``, ``example`` and ``fix`` make up its documentation."""
+
+    code: str
+    name: str  #: kebab-case
+    severity: str  #: default severity: error, warning or info
+    summary: str  #: one line, shown in rule lists and SARIF short descriptions
+    why: str
+    example: str  #: a short ``SKILL.md`` excerpt or file layout that triggers the rule
+    fix: str
+    fixable: bool = False  #: ``skillpack lint --fix`` / ``skillpack fmt`` repair it
+
+    @property
+    def group(self) -> str:
+        return GROUPS[self.code[:3]]
+
+    @property
+    def help_uri(self) -> str:
+        return f"{DOCS_URL}#{self.code.lower()}"
+
+    @property
+    def doc(self) -> str:
+        """The rule's documentation as Markdown: why, an example, how to fix."""
+        fixable = "yes (`skillpack lint --fix` or `skillpack fmt`)" if self.fixable else "no"
+        return (
+            f"**{self.summary}**\n\n"
+            f"Severity: {self.severity}. Fixable: {fixable}.\n\n"
+            f"Why: {self.why}\n\n"
+            f"Example:\n\n```\n{self.example.rstrip()}\n```\n\n"
+            f"How to fix: {self.fix}\n"
+        )
+
+
+GROUPS = {
+    "SP0": "Frontmatter block",
+    "SP1": "Agent Skills fields",
+    "SP2": "Skill paths and limits (MCP Skills extension)",
+    "SP3": "Published files",
+    "SP4": "SKILL.md body",
+}
+
+_PORTABLE = (
+    "SEP-2640 hosts parse the frontmatter themselves and compare it field by field with the "
+    "listed entry; YAML 1.1 and YAML 1.2 parsers must read it the same way or the skill fails "
+    "verification for some of them."
+)
+
+
+def _r(
+    code: str,
+    name: str,
+    severity: str,
+    summary: str,
+    why: str,
+    example: str,
+    fix: str,
+    fixable: bool = False,
+) -> Rule:
+    return Rule(code, name, severity, summary, why, example, fix, fixable)
+
+
+_RULES: tuple[Rule, ...] = (
+    # --- SP0xx: the frontmatter block --------------------------------------------------
+    _r(
+        "SP001", "missing-frontmatter", ERROR,
+        "SKILL.md does not start with a '---' frontmatter fence.",
+        "Every host reads a skill's name and description from the YAML frontmatter at the "
+        "very top of SKILL.md; without it the skill cannot be listed.",
+        "# PDF processing\n\nExtract text from PDFs.",
+        "Start the file with '---', the 'name' and 'description' keys, and a closing '---'.",
+    ),
+    _r(
+        "SP002", "unterminated-frontmatter", ERROR,
+        "The frontmatter opened on line 1 is never closed by a '---' line.",
+        "Without the closing fence the whole file would be read as YAML; hosts refuse it.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\n\n# PDF processing",
+        "Add a line holding only '---' after the last frontmatter key.",
+    ),
+    _r(
+        "SP003", "yaml-syntax-error", ERROR,
+        "The frontmatter is not valid YAML.",
+        "A parser that cannot read the frontmatter cannot list the skill.",
+        "---\nname: pdf-processing\ndescription: Use it for: PDFs: forms\n---",
+        "Fix the YAML at the reported position. Values containing ': ' or starting with a "
+        "special character ('[', '{', '*', '&', '!', '|', '>', '%', '@', '`') must be quoted.",
+    ),
+    _r(
+        "SP004", "frontmatter-not-mapping", ERROR,
+        "The frontmatter is empty or not a mapping of keys to values.",
+        "The frontmatter must be an object with at least 'name' and 'description'.",
+        "---\n- pdf-processing\n- Extract text from PDFs.\n---",
+        "Write the frontmatter as 'key: value' lines.",
+    ),
+    _r(
+        "SP005", "yaml-directive", ERROR,
+        "The frontmatter holds a YAML directive ('%YAML' or '%TAG').",
+        "Directives change how the rest of the document is parsed and are read differently by "
+        "different YAML versions. " + _PORTABLE,
+        "---\n%YAML 1.1\nname: pdf-processing\n---",
+        "Remove the directive line.",
+    ),
+    _r(
+        "SP006", "yaml-tag", ERROR,
+        "A value carries an explicit YAML tag ('!!str', '!custom').",
+        "Tags ask the parser to construct a specific type; many parsers refuse unknown tags "
+        "and the result is not plain JSON. " + _PORTABLE,
+        "---\nname: pdf-processing\nversion: !!float 1\n---",
+        "Remove the tag. Quote the value if it must stay a string.",
+    ),
+    _r(
+        "SP007", "yaml-anchor-or-alias", ERROR,
+        "The frontmatter uses an anchor ('&a') or an alias ('*a').",
+        "Aliases make one node appear in several places (and can expand exponentially); the "
+        "frontmatter must be a plain JSON-compatible tree that every reader sees the same.",
+        "---\nname: pdf-processing\nmetadata: &meta\n  owner: docs\nextra: *meta\n---",
+        "Write the repeated value out in full.",
+    ),
+    _r(
+        "SP008", "yaml-merge-key", ERROR,
+        "The frontmatter uses a '<<' merge key.",
+        "Merge keys are a YAML 1.1 feature: YAML 1.2 parsers read '<<' as an ordinary key. "
+        + _PORTABLE,
+        "---\nname: pdf-processing\n<<: {license: MIT}\n---",
+        "Write the merged keys out in full.",
+    ),
+    _r(
+        "SP009", "non-string-key", ERROR,
+        "A mapping key is not a string (a number, boolean, null, list or mapping).",
+        "JSON objects only have string keys; hosts convert other keys in different ways.",
+        "---\nname: pdf-processing\nmetadata:\n  1: first\n---",
+        "Quote the key: '\"1\": first'.",
+    ),
+    _r(
+        "SP010", "duplicate-key", ERROR,
+        "A mapping has the same key twice.",
+        "Some parsers keep the first value, some the last, some refuse the file.",
+        "---\nname: pdf-processing\nname: pdf-tools\n---",
+        "Keep one of the two entries.",
+    ),
+    _r(
+        "SP011", "nesting-too-deep", ERROR,
+        "The frontmatter nests more than 16 levels deep.",
+        "Deep nesting is never needed for skill metadata and strains small parsers.",
+        "---\nname: pdf-processing\nmetadata: [[[[[[[[[[[[[[[[[x]]]]]]]]]]]]]]]]]\n---",
+        "Flatten the structure.",
+    ),
+    _r(
+        "SP012", "frontmatter-too-large", ERROR,
+        "The frontmatter block is larger than 64 KiB.",
+        "Hosts load every skill's frontmatter at startup; it is meant to be a short summary.",
+        "---\nname: pdf-processing\ndescription: <70,000 characters>\n---",
+        "Move long text into the body or a file under references/.",
+    ),
+    _r(
+        "SP013", "ambiguous-scalar", ERROR,
+        "A plain (unquoted) value reads differently in YAML 1.1 and YAML 1.2.",
+        "'yes', 'no', 'on', 'off', 'y', 'n' are booleans to YAML 1.1 parsers and strings to "
+        "YAML 1.2; '010' is octal 8 or decimal 10; '1_000', '1:20', dates, '.inf' and '.nan' "
+        "change type too. " + _PORTABLE,
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\nmetadata:\n"
+        "  reviewed: yes\n  since: 2024-01-31\n---",
+        "Quote the value ('reviewed: \"yes\"'). `skillpack fmt` quotes every such value, "
+        "keeping its text.",
+        fixable=True,
+    ),
+    _r(
+        "SP014", "line-separator-character", ERROR,
+        "The frontmatter contains NEL (U+0085), LINE SEPARATOR (U+2028) or PARAGRAPH "
+        "SEPARATOR (U+2029).",
+        "YAML 1.1 treats these characters as line breaks and YAML 1.2 does not, so the two "
+        "split the text into different lines.",
+        "---\nname: pdf-processing\ndescription: Extract text.<U+2028>Fill forms.\n---",
+        "Replace the character with a space or a real newline.",
+    ),
+    _r(
+        "SP015", "number-out-of-range", ERROR,
+        "An integer lies outside ±(2^53−1) or a number is too large for JSON.",
+        "JSON readers store numbers as doubles: larger integers silently lose precision, so "
+        "the served frontmatter would not compare equal to the listed one.",
+        "---\nname: pdf-processing\nmetadata:\n  build: 12345678901234567890\n---",
+        "Quote the value to keep it a string.",
+    ),
+    _r(
+        "SP016", "multiple-documents", ERROR,
+        "The frontmatter holds a '---' or '...' document marker inside the block.",
+        "The frontmatter is exactly one YAML document between the two fences.",
+        "---\nname: pdf-processing\n...\ndescription: Extract text from PDFs.\n---",
+        "Remove the extra marker.",
+    ),
+    _r(
+        "SP017", "skill-md-not-utf8", ERROR,
+        "SKILL.md is not valid UTF-8.",
+        "Skills are served as UTF-8 text; other encodings are garbled or refused by hosts.",
+        "SKILL.md saved as Latin-1: 'description: Caf\\xe9 menus'",
+        "Save the file as UTF-8.",
+    ),
+    # --- SP1xx: Agent Skills fields -----------------------------------------------------
+    _r(
+        "SP101", "missing-name", ERROR,
+        "The frontmatter has no 'name'.",
+        "'name' is required by the Agent Skills specification and is the skill's identity in "
+        "every host's catalog.",
+        "---\ndescription: Extract text from PDFs.\n---",
+        "Add 'name: <directory-name>'.",
+    ),
+    _r(
+        "SP102", "invalid-name", ERROR,
+        "'name' is not 1-64 characters of a-z, 0-9 and single inner hyphens.",
+        "The Agent Skills specification restricts names to lowercase ASCII letters, digits "
+        "and hyphens, not starting or ending with a hyphen and without '--'. Hosts refuse or "
+        "rename other names.",
+        "---\nname: PDF--Processing\ndescription: Extract text from PDFs.\n---",
+        "Use a name such as 'pdf-processing', and rename the directory to match.",
+    ),
+    _r(
+        "SP103", "name-mismatch", ERROR,
+        "'name' differs from the skill's directory name (the last skill-path segment).",
+        "The Agent Skills specification and SEP-2640 both require the name to equal the "
+        "directory name: the skill URI skill://<path>/SKILL.md ends in the name, and hosts "
+        "refuse an entry whose name and URI disagree.",
+        "skills/pdf-tools/SKILL.md:\n---\nname: pdf-processing\n---",
+        "Rename the directory or change 'name' so the two are equal.",
+    ),
+    _r(
+        "SP104", "missing-description", ERROR,
+        "The frontmatter has no 'description'.",
+        "The description is what the model reads to decide when to use the skill; hosts skip "
+        "skills without one.",
+        "---\nname: pdf-processing\n---",
+        "Add a description saying what the skill does and when to use it.",
+    ),
+    _r(
+        "SP105", "invalid-description", ERROR,
+        "'description' is not a non-empty string of at most 1024 characters.",
+        "The Agent Skills specification limits the description to 1-1024 characters; it is "
+        "loaded for every skill at startup.",
+        "---\nname: pdf-processing\ndescription: ''\n---",
+        "Write a description of 1 to 1024 characters; move detail into the body.",
+    ),
+    _r(
+        "SP106", "invalid-compatibility", ERROR,
+        "'compatibility' is not a string of 1-500 characters.",
+        "The Agent Skills specification defines 'compatibility' as a short string naming "
+        "environment needs.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\ncompatibility:\n"
+        "  - python3\n---",
+        "Write one string, e.g. 'compatibility: Requires python3 and poppler-utils'.",
+    ),
+    _r(
+        "SP107", "invalid-metadata", ERROR,
+        "'metadata' is not a mapping of string keys to string values.",
+        "The Agent Skills specification defines 'metadata' as a string-to-string map; the "
+        "reference validator coerces other values with str(), so they differ between hosts.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\nmetadata:\n"
+        "  version: 2\n  tags: [pdf]\n---",
+        "Quote the values ('version: \"2\"'); write lists as one string ('tags: \"pdf\"').",
+    ),
+    _r(
+        "SP108", "invalid-license", ERROR,
+        "'license' is not a string.",
+        "The Agent Skills specification defines 'license' as a license name or a reference "
+        "to a bundled license file.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\nlicense:\n"
+        "  - MIT\n---",
+        "Write one string: 'license: MIT' or 'license: Complete terms in LICENSE.txt'.",
+    ),
+    _r(
+        "SP109", "invalid-allowed-tools", ERROR,
+        "'allowed-tools' is not a string.",
+        "The Agent Skills specification defines 'allowed-tools' as one space-separated string.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\nallowed-tools:\n"
+        "  - Read\n---",
+        "Write one string: 'allowed-tools: Bash(pdftotext:*) Read'.",
+    ),
+    _r(
+        "SP110", "allowed-tools-present", INFO,
+        "'allowed-tools' is set; hosts ignore it or ask the user to approve it.",
+        "'allowed-tools' is experimental. SEP-2640 tells hosts to ignore frontmatter that "
+        "widens tool permissions or to gate it behind user approval, so the skill must work "
+        "without it.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\nallowed-tools: Bash\n---",
+        "Nothing is required; make sure the skill works when the tools are not pre-approved. "
+        "Ignore SP110 in the configuration to silence it.",
+    ),
+    _r(
+        "SP111", "unknown-field", WARNING,
+        "A top-level frontmatter key is not one of the Agent Skills fields.",
+        "MCP passes every frontmatter field through, but the reference validator (skills-ref) "
+        "refuses keys other than name, description, license, compatibility, metadata and "
+        "allowed-tools, and other hosts may too.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\nversion: 1.2.0\n---",
+        "Move the key under 'metadata' (metadata:\\n  version: \"1.2.0\"), or ignore SP111 if "
+        "your hosts accept it.",
+    ),
+    _r(
+        "SP112", "reserved-metadata-key", ERROR,
+        "A 'metadata' key starts with the reserved 'io.modelcontextprotocol/' prefix.",
+        "SEP-2640 reserves that prefix for MCP extensions; hosts ignore or reinterpret such keys.",
+        "---\nname: pdf-processing\ndescription: Extract text from PDFs.\nmetadata:\n"
+        "  io.modelcontextprotocol/priority: high\n---",
+        "Use your own distinctive key name, e.g. 'acme.priority'.",
+    ),
+    # --- SP2xx: skill paths and limits --------------------------------------------------
+    _r(
+        "SP201", "invalid-skill-path-segment", ERROR,
+        "A skill-path segment has characters other than letters, digits, '-', '.', '_', '~'.",
+        "The skill path becomes the URI skill://<skill-path>/SKILL.md; its first segment is "
+        "the URI authority and the others are path segments. SEP-2640 asks for segments that "
+        "need no percent-encoding so every host compares URIs the same way.",
+        "skills/Team Docs/pdf-processing/SKILL.md  -> skill path 'Team Docs/pdf-processing'",
+        "Rename the directory (or the configured prefix) to use only letters, digits, '-', "
+        "'.', '_' and '~'.",
+    ),
+    _r(
+        "SP203", "too-many-files", ERROR,
+        "The skill publishes more than 512 files (nested skills' files included).",
+        "SEP-2640 limits a skill entry to 512 resources, SKILL.md included; hosts refuse "
+        "larger skills. A nested skill's files also count in its enclosing skill.",
+        "datasets/ with 600 CSV files inside the skill directory",
+        "Move data out of the skill, pack it into an archive file, or exclude it "
+        "(exclude / .skillpackignore).",
+    ),
+    _r(
+        "SP204", "skill-too-large", ERROR,
+        "The skill's files total more than 16 MiB (nested skills' files included).",
+        "SEP-2640 limits the sum of a skill's resource sizes to 16 MiB (16,777,216 bytes).",
+        "assets/video.mp4 (40 MB) inside the skill directory",
+        "Remove or shrink large files, or exclude them from publishing.",
+    ),
+    _r(
+        "SP205", "duplicate-skill-name", WARNING,
+        "Two skills in the tree have the same name.",
+        "Names are labels, not identifiers, but hosts that show or activate skills by name "
+        "must pick one of the two (the Agent Skills client guide says to warn).",
+        "skills/team-a/review/SKILL.md\nskills/team-b/review/SKILL.md",
+        "Give each skill a distinct name (rename one directory and its 'name').",
+    ),
+    _r(
+        "SP206", "file-name-needs-encoding", WARNING,
+        "A published file's path has characters that must be percent-encoded in its URI.",
+        "Spaces, non-ASCII letters, '%', '#', '?' and similar become %XX in skill:// URIs; "
+        "hosts that compare or resolve URIs inconsistently fail to find the file.",
+        "references/User Guide.md  -> skill://pdf-processing/references/User%20Guide.md",
+        "Rename the file using letters, digits, '-', '.', '_' (e.g. references/user-guide.md) "
+        "and update links to it.",
+    ),
+    _r(
+        "SP207", "path-collision", ERROR,
+        "Two published paths differ only in letter case or Unicode normalization.",
+        "Such paths are the same file on macOS and Windows: a checkout there keeps one of "
+        "them and the skill's digests no longer match.",
+        "references/Guide.md\nreferences/guide.md",
+        "Rename or merge one of the two paths.",
+    ),
+    _r(
+        "SP208", "non-utf8-file-name", ERROR,
+        "A file or directory name is not valid UTF-8.",
+        "URIs are built from the UTF-8 bytes of names; such a file cannot be published.",
+        "references/caf\\xe9.md (Latin-1 file name)",
+        "Rename the file using UTF-8 (preferably ASCII) characters.",
+    ),
+    _r(
+        "SP209", "lowercase-skill-md", WARNING,
+        "A directory holds 'skill.md' (or another casing) but no 'SKILL.md'.",
+        "SEP-2640 and skillpack recognize only 'SKILL.md'; the reference validator also "
+        "accepts 'skill.md', so the author probably meant this directory to be a skill.",
+        "skills/pdf-processing/skill.md",
+        "Rename the file to SKILL.md (use 'git mv' on case-insensitive file systems).",
+    ),
+    # --- SP3xx: files ------------------------------------------------------------------
+    _r(
+        "SP301", "symlink", WARNING,
+        "A symbolic link inside a skill is not published.",
+        "skillpack never follows links: a link could point outside the skill (leaking files) "
+        "or change after the lock is written. The skill is published without it.",
+        "references/shared.md -> ../../shared/guide.md",
+        "Replace the link with a copy of the file, or exclude it if it is not needed.",
+    ),
+    _r(
+        "SP302", "hard-link", WARNING,
+        "A published file has other hard links.",
+        "Editing the file anywhere else (possibly outside the skill) silently changes the "
+        "published skill and breaks its lock.",
+        "skills/a/LICENSE and skills/b/LICENSE are the same inode",
+        "Replace the hard link with a copy ('cp --remove-destination').",
+    ),
+    _r(
+        "SP303", "special-file", ERROR,
+        "A FIFO, socket or device file lies inside a skill.",
+        "Such entries have no content to publish and reading them can block forever.",
+        "scripts/pipe (a FIFO made by mkfifo)",
+        "Remove it from the skill directory.",
+    ),
+    _r(
+        "SP304", "dotfile-left-out", INFO,
+        "A dotfile or dot-directory inside a skill is not published.",
+        "Dot entries (.git, .env, .DS_Store) are never published; this note makes sure "
+        "nothing the skill needs is silently left out.",
+        "references/.notes.md",
+        "Rename the file if the skill needs it; otherwise nothing to do (ignore SP304).",
+    ),
+    _r(
+        "SP305", "likely-secret", ERROR,
+        "A published file looks like it contains a secret (a private key, a .env file or a "
+        "cloud or API credential).",
+        "Skills are served to any host that connects; a published credential is a leaked "
+        "credential.",
+        "scripts/config.py:  API_KEY = \"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"",
+        "Remove the secret, rotate it, and read it from the environment at run time. Test "
+        "fixtures can be excluded or the rule ignored for their path (per-path-ignores).",
+    ),
+    _r(
+        "SP306", "unreadable-entry", ERROR,
+        "A file or directory inside a skill cannot be read.",
+        "An unreadable entry cannot be hashed or published; the skill would be incomplete.",
+        "references/ with mode 000",
+        "Fix the permissions ('chmod u+r') or remove the entry.",
+    ),
+    # --- SP4xx: body -------------------------------------------------------------------
+    _r(
+        "SP401", "too-many-lines", WARNING,
+        "SKILL.md has more than 500 lines.",
+        "The whole SKILL.md is loaded into the model's context when the skill is activated; "
+        "the Agent Skills guidance is to stay under 500 lines.",
+        "SKILL.md with 800 lines of API reference",
+        "Move detail into files under references/ and link to them from SKILL.md.",
+    ),
+    _r(
+        "SP402", "too-many-tokens", WARNING,
+        "SKILL.md is estimated at more than about 5,000 tokens.",
+        "The Agent Skills guidance is to keep SKILL.md under 5,000 tokens (the estimate is "
+        "one token per 4 characters).",
+        "SKILL.md of 30,000 characters",
+        "Move detail into files under references/ and link to them from SKILL.md.",
+    ),
+    _r(
+        "SP403", "broken-reference", ERROR,
+        "A relative link or backticked path in SKILL.md names a file the skill does not "
+        "publish.",
+        "The model follows these references by reading skill://<skill-path>/<path>; a "
+        "missing, excluded or misspelled file fails at the moment the skill is used. "
+        "Backticked paths are checked when their first directory exists in the skill "
+        "(e.g. `references/x.md` when references/ exists) or they start with './'.",
+        "See [the form guide](references/FORMS.md) and `scripts/extract.py`.\n"
+        "(references/FORMS.md does not exist)",
+        "Fix the path, add the file, or make sure it is not excluded from publishing.",
+    ),
+    _r(
+        "SP404", "reference-outside-skill", ERROR,
+        "A link or backticked path in SKILL.md leaves the skill directory ('..') or is absolute.",
+        "Hosts resolve references against the skill root URI and never serve files outside "
+        "the skill; the reference cannot work for anyone who installs the skill.",
+        "See [shared rules](../shared/rules.md).",
+        "Copy the file into the skill (e.g. references/rules.md) and link to that.",
+    ),
+    _r(
+        "SP405", "crlf-line-endings", WARNING,
+        "SKILL.md uses CRLF line endings.",
+        "Some frontmatter readers keep the '\\r' in values, so the name or description read "
+        "by a host differs from the listed one.",
+        "---\\r\\nname: pdf-processing\\r\\n",
+        "Convert to LF line endings: `skillpack fmt` or `skillpack lint --fix`.",
+        fixable=True,
+    ),
+    _r(
+        "SP406", "bom", WARNING,
+        "SKILL.md starts with a UTF-8 byte order mark.",
+        "A BOM before the opening '---' makes naive readers miss the frontmatter.",
+        "\\ufeff---\nname: pdf-processing",
+        "Remove the BOM: `skillpack fmt` or `skillpack lint --fix`.",
+        fixable=True,
+    ),
+    _r(
+        "SP407", "missing-final-newline", INFO,
+        "SKILL.md does not end with a newline.",
+        "POSIX text files end with a newline; tools that append or concatenate files "
+        "otherwise join the last line with the next text.",
+        "...the last line of the body<EOF>",
+        "Add a final newline: `skillpack fmt` or `skillpack lint --fix`.",
+        fixable=True,
+    ),
+)  # fmt: skip
+
+#: Every rule by code, in code order.
+RULES: dict[str, Rule] = {rule.code: rule for rule in sorted(_RULES, key=lambda r: r.code)}
+_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in _RULES}
+
+#: Codes ``skillpack lint --fix`` repairs (through :mod:`skillpack.fmt`).
+FIXABLE: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.fixable)
+
+
+def rule_for(code_or_name: str) -> Rule | None:
+    """A rule by code (``SP101``, any case) or name (``missing-name``)."""
+    return RULES.get(code_or_name.upper()) or _BY_NAME.get(code_or_name.lower())

@@ -1,0 +1,113 @@
+"""What a check sees: the run (the whole tree and the skills being linted) and one skill,
+with its ``SKILL.md`` read and parsed once, lazily."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from ..discovery import SourceSkill, SourceTree
+from ..frontmatter import (
+    BOM,
+    Frontmatter,
+    FrontmatterError,
+    decode_skill_md,
+    parse_skill_md,
+    split_frontmatter,
+)
+from .finding import Finding
+from .selection import LintOptions
+
+
+@dataclass
+class RunContext:
+    """One lint run: the tree, the skills linted, and state shared between skills."""
+
+    tree: SourceTree
+    selected: list[SourceSkill]
+    options: LintOptions
+    #: the paths the run was asked about (None: the whole tree)
+    paths: tuple[Path, ...] | None = None
+    #: files already scanned for content (nested skills share their files with parents)
+    scanned: set[Path] = field(default_factory=set)
+
+    def requested(self, path: Path) -> bool:
+        """Whether ``path`` lies under (or is) one of the requested paths."""
+        if self.paths is None:
+            return True
+        return any(path == p or p in path.parents for p in self.paths)
+
+
+class SkillContext:
+    """One skill being linted."""
+
+    def __init__(self, run: RunContext, skill: SourceSkill) -> None:
+        self.run = run
+        self.skill = skill
+
+    def finding(
+        self,
+        code: str,
+        message: str,
+        path: Path | None = None,
+        line: int = 0,
+        column: int = 0,
+        hint: str = "",
+    ) -> Finding:
+        """A finding for this skill; ``path`` defaults to its ``SKILL.md``."""
+        return Finding(
+            code, message, path or self.skill.skill_md, line, column, hint, self.skill.skill_path
+        )
+
+    @cached_property
+    def raw(self) -> bytes | OSError:
+        """The bytes of ``SKILL.md``, or the error reading it."""
+        try:
+            return self.skill.skill_md.read_bytes()
+        except OSError as exc:
+            return exc
+
+    @cached_property
+    def text(self) -> str | None:
+        """``SKILL.md`` decoded (BOM kept), or None when unreadable or not UTF-8."""
+        raw = self.raw
+        if isinstance(raw, OSError):
+            return None
+        try:
+            return decode_skill_md(raw)
+        except FrontmatterError:
+            return None
+
+    @cached_property
+    def parsed(self) -> Frontmatter | FrontmatterError | None:
+        """The strict reading of ``SKILL.md``: the frontmatter, the refusal, or None when
+        the file cannot be read."""
+        raw = self.raw
+        if isinstance(raw, OSError):
+            return None
+        try:
+            return parse_skill_md(raw if self.text is None else self.text)
+        except FrontmatterError as exc:
+            return exc
+
+    @property
+    def frontmatter(self) -> Frontmatter | None:
+        parsed = self.parsed
+        return parsed if isinstance(parsed, Frontmatter) else None
+
+    @cached_property
+    def body(self) -> tuple[str, int] | None:
+        """(body text, file line of its first line): the text after the closing fence, or the
+        whole file when the fences cannot be found. None when SKILL.md is not text."""
+        fm = self.frontmatter
+        if fm is not None:
+            return fm.body, fm.close_line + 1
+        text = self.text
+        if text is None:
+            return None
+        try:
+            _, _, close_line, body, _ = split_frontmatter(text)
+        except FrontmatterError:
+            return text.removeprefix(BOM), 1
+        return body, close_line + 1

@@ -1,0 +1,33 @@
+"""A lint finding: one rule violation at one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .catalog import ERROR, RULES
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A rule violation. ``line`` and ``column`` are 1-based; 0 means the whole file."""
+
+    code: str
+    message: str
+    path: Path  #: absolute path of the file (or directory) the finding is about
+    line: int = 0
+    column: int = 0
+    hint: str = ""
+    skill: str = ""  #: skill path of the skill being checked
+    severity: str = ERROR  #: the effective severity, after configuration overrides
+
+    @property
+    def name(self) -> str:
+        return RULES[self.code].name
+
+    @property
+    def fixable(self) -> bool:
+        return RULES[self.code].fixable
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path.as_posix(), self.line, self.column, self.code)

@@ -1,0 +1,107 @@
+"""Likely secrets in file contents (rule SP305).
+
+Each pattern has literal markers that every match contains. A file is searched with
+the regular expressions only when one of the markers occurs in it (``bytes.find`` is a
+fast memchr/two-way search), so clean files cost one pass per marker and no regex work.
+Tokens containing ``EXAMPLE`` (as the AWS documentation's keys do) are not reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+#: File names that hold environment secrets by convention (``prod.env``, ``.env.local``).
+ENV_FILE_RE = re.compile(r"(?:.+\.env|\.env(?:\..+)?)")
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    label: str
+    markers: tuple[bytes, ...]
+    regex: re.Pattern[bytes]
+
+
+# A private key block counts only with key material after it, so prose that mentions
+# "-----BEGIN PRIVATE KEY-----" or shows it with "..." is not reported.
+_B64 = rb"[A-Za-z0-9+/=]"
+PATTERNS: tuple[SecretPattern, ...] = (
+    SecretPattern(
+        "a private key block",
+        (b"PRIVATE KEY-----",),
+        re.compile(
+            rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            rb"(?:\\r|\\n|\s)+(?:[A-Za-z-]+: [^\n]*(?:\\n|\n))*(?:\\n|\s)*" + _B64 + rb"{40}"
+        ),
+    ),
+    SecretPattern(
+        "an AWS access key ID",
+        (b"AKIA", b"ASIA"),
+        re.compile(rb"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"),
+    ),
+    SecretPattern(
+        "an AWS secret access key",
+        (b"aws_secret_access_key", b"AWS_SECRET_ACCESS_KEY"),
+        re.compile(
+            rb"(?i:aws_secret_access_key)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])"
+        ),
+    ),
+    SecretPattern(
+        "a Google API key",
+        (b"AIza",),
+        re.compile(rb"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"),
+    ),
+    SecretPattern(
+        "a GitHub token",
+        (b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_"),
+        re.compile(
+            rb"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{80,})"
+        ),
+    ),
+    SecretPattern(
+        "a Slack token or webhook",
+        (b"xox", b"hooks.slack.com/"),
+        re.compile(
+            rb"(?<![A-Za-z0-9])xox[abposr]-[0-9]{6,}-[A-Za-z0-9-]{8,}"
+            rb"|https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}"
+        ),
+    ),
+    SecretPattern(
+        "an OpenAI or Anthropic API key",
+        (b"sk-",),
+        re.compile(
+            rb"(?<![A-Za-z0-9_-])sk-(?:"
+            rb"ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}"
+            rb"|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"
+            rb"|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}"
+            rb")"
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    label: str
+    offset: int  #: byte offset of the match in the data
+
+
+def find_secrets(data: bytes) -> Iterator[SecretHit]:
+    """Likely secrets in ``data``, at most one per pattern (the first), by offset."""
+    hits: list[SecretHit] = []
+    for pattern in PATTERNS:
+        if not any(marker in data for marker in pattern.markers):
+            continue
+        for match in pattern.regex.finditer(data):
+            if b"EXAMPLE" not in match.group(0):
+                hits.append(SecretHit(pattern.label, match.start()))
+                break
+    yield from sorted(hits, key=lambda h: h.offset)
+
+
+def line_and_column(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters when the prefix is UTF-8) of a byte offset."""
+    line = data.count(b"\n", 0, offset) + 1
+    start = data.rfind(b"\n", 0, offset) + 1
+    return line, len(data[start:offset].decode("utf-8", "replace")) + 1

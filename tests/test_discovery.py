@@ -1,0 +1,205 @@
+"""Discovery: which skills and files a tree publishes, in which order, under which URIs."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from lintutil import skill_md, write
+
+from skillpack.config import config_from_table
+from skillpack.discovery import (
+    SKIP_DOTFILE,
+    SKIP_MISCASED,
+    SKIP_SPECIAL,
+    SKIP_SYMLINK,
+    SourceTree,
+    discover,
+    skills_for_paths,
+)
+
+
+def _discover(root: Path, **table: object) -> SourceTree:
+    return discover(config_from_table(table, root, None))
+
+
+def _files(tree: SourceTree, skill_path: str) -> list[str]:
+    skill = tree.skill(skill_path)
+    assert skill is not None, [s.skill_path for s in tree.skills]
+    return [f.rel for f in skill.files]
+
+
+def test_nested_skills_and_their_files(tmp_path: Path) -> None:
+    write(tmp_path / "git-workflow" / "SKILL.md", skill_md("git-workflow"))
+    write(tmp_path / "git-workflow" / "guide.md", "x")
+    write(tmp_path / "git-workflow" / "commit-messages" / "SKILL.md", skill_md("commit-messages"))
+    write(tmp_path / "git-workflow" / "commit-messages" / "examples.md", "x")
+    write(tmp_path / "not-a-skill" / "notes.md", "x")  # outside every skill: not published
+    tree = _discover(tmp_path)
+    assert [s.skill_path for s in tree.skills] == ["git-workflow", "git-workflow/commit-messages"]
+    # the enclosing skill publishes the nested skill's files too
+    assert _files(tree, "git-workflow") == [
+        "SKILL.md",
+        "commit-messages/SKILL.md",
+        "commit-messages/examples.md",
+        "guide.md",
+    ]
+    assert _files(tree, "git-workflow/commit-messages") == ["SKILL.md", "examples.md"]
+    nested = tree.skill("git-workflow/commit-messages")
+    assert nested is not None and nested.parent == "git-workflow"
+    assert nested.uri("examples.md") == "skill://git-workflow/commit-messages/examples.md"
+
+
+def test_prefixes_and_a_root_that_is_itself_a_skill(tmp_path: Path) -> None:
+    write(tmp_path / "billing" / "refunds" / "SKILL.md", skill_md("refunds"))
+    write(tmp_path / "solo" / "SKILL.md", skill_md("solo"))
+    tree = _discover(
+        tmp_path,
+        roots=[{"path": "billing", "prefix": "acme/billing"}, {"path": "solo", "prefix": "x"}],
+    )
+    assert [s.skill_path for s in tree.skills] == ["acme/billing/refunds", "x/solo"]
+    refunds = tree.skill("acme/billing/refunds")
+    assert refunds is not None
+    assert refunds.uri("SKILL.md") == "skill://acme/billing/refunds/SKILL.md"
+
+
+def test_order_is_skill_md_first_then_uri_bytes(tmp_path: Path) -> None:
+    skill = tmp_path / "s"
+    write(skill / "SKILL.md", skill_md("s"))
+    for name in ("b.md", "B.md", "a b.md", "a-b.md", "é.md", "z/a.md", "_.md", "a.md"):
+        write(skill / name, "x")
+    tree = _discover(tmp_path)
+    files = _files(tree, "s")
+    assert files[0] == "SKILL.md"
+    encoded = [tree.skills[0].uri(rel).encode() for rel in files[1:]]
+    assert encoded == sorted(encoded)
+    # "é.md" is "%C3%A9.md" and "a b.md" is "a%20b.md": '%' sorts before letters and '-'
+    assert files[1:] == ["é.md", "B.md", "_.md", "a b.md", "a-b.md", "a.md", "b.md", "z/a.md"]
+    assert tree.skills[0].uri("a b.md") == "skill://s/a%20b.md"
+    assert tree.skills[0].uri("é.md") == "skill://s/%C3%A9.md"
+
+
+def test_skipped_entries_are_reported_never_followed(tmp_path: Path) -> None:
+    skill = tmp_path / "s"
+    write(skill / "SKILL.md", skill_md("s"))
+    write(tmp_path / "secret.txt", "outside")
+    os.symlink("../secret.txt", skill / "link.txt")
+    os.symlink("../", skill / "loop")  # a directory link: never walked
+    os.mkfifo(skill / "fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(skill / "sock"))
+        write(skill / ".hidden.md", "x")
+        write(skill / ".git" / "HEAD", "x")
+        write(skill / ".skillpackignore", "")  # read, not reported
+        tree = _discover(tmp_path)
+    finally:
+        sock.close()
+    (s,) = tree.skills
+    assert [f.rel for f in s.files] == ["SKILL.md"]
+    assert [(k.rel, k.kind, k.detail) for k in s.skipped] == [
+        (".git", SKIP_DOTFILE, ""),
+        (".hidden.md", SKIP_DOTFILE, ""),
+        ("fifo", SKIP_SPECIAL, "FIFO"),
+        ("link.txt", SKIP_SYMLINK, "../secret.txt"),
+        ("loop", SKIP_SYMLINK, "../"),
+        ("sock", SKIP_SPECIAL, "socket"),
+    ]
+
+
+def test_exclude_include_and_skillpackignore(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "s"
+    write(skill / "SKILL.md", skill_md("s"))
+    for rel in (
+        "a.md",
+        "data/big.csv",
+        "data/keep.csv",
+        "build/out.txt",
+        "__pycache__/x.pyc",
+        "scripts/run.py",
+        "scripts/run.pyc",
+        "drafts/wip.md",
+    ):
+        write(skill / rel, "x")
+    write(skill / ".skillpackignore", "drafts/\n")
+    write(tmp_path / ".skillpackignore", "*.csv\n!keep.csv\n")  # above the root: applies too
+
+    default = _discover(tmp_path, roots=["skills"])
+    assert _files(default, "s") == [
+        "SKILL.md",
+        "a.md",
+        "build/out.txt",
+        "data/keep.csv",
+        "scripts/run.py",
+    ]
+
+    extended = _discover(tmp_path, roots=["skills"], **{"extend-exclude": ["build/"]})
+    assert "build/out.txt" not in _files(extended, "s")
+    assert "scripts/run.py" in _files(extended, "s")
+
+    replaced = _discover(tmp_path, roots=["skills"], exclude=[])  # no default excludes
+    assert "__pycache__/x.pyc" in _files(replaced, "s")
+
+    included = _discover(tmp_path, roots=["skills"], include=["skills/s/scripts/**"])
+    assert _files(included, "s") == ["SKILL.md", "scripts/run.py"]  # SKILL.md always
+
+
+def test_miscased_skill_md_is_a_problem_not_a_skill(tmp_path: Path) -> None:
+    write(tmp_path / "almost" / "skill.md", skill_md("almost"))
+    tree = _discover(tmp_path)
+    assert tree.skills == []
+    assert [(p.rel, p.kind) for p in tree.problems] == [("almost/skill.md", SKIP_MISCASED)]
+
+
+def test_skills_for_paths(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "SKILL.md", skill_md("a"))
+    write(tmp_path / "a" / "refs" / "x.md", "x")
+    write(tmp_path / "a" / "inner" / "SKILL.md", skill_md("inner"))
+    write(tmp_path / "b" / "SKILL.md", skill_md("b"))
+    tree = _discover(tmp_path)
+
+    def chosen(*rels: str) -> list[str]:
+        return [s.skill_path for s in skills_for_paths(tree, [tmp_path / r for r in rels])]
+
+    assert chosen("a/refs/x.md") == ["a"]
+    assert chosen("a/inner/SKILL.md") == ["a", "a/inner"]  # the enclosing skill publishes it
+    assert chosen("b") == ["b"]
+    assert chosen(".") == ["a", "a/inner", "b"]
+    assert chosen("a/refs/x.md", "b/SKILL.md") == ["a", "b"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every directory")
+def test_unreadable_directory(tmp_path: Path) -> None:
+    write(tmp_path / "s" / "SKILL.md", skill_md("s"))
+    locked = tmp_path / "s" / "locked"
+    locked.mkdir()
+    locked.chmod(0)
+    try:
+        tree = _discover(tmp_path)
+    finally:
+        locked.chmod(0o755)
+    assert [k.kind for k in tree.skills[0].skipped] == ["unreadable"]
+
+
+def test_discover_within_collects_only_the_touched_skills(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "SKILL.md", skill_md("a"))
+    write(tmp_path / "a" / "refs" / "x.md", "x")
+    write(tmp_path / "a" / "inner" / "SKILL.md", skill_md("inner"))
+    write(tmp_path / "a" / "inner" / ".hidden", "x")
+    write(tmp_path / "b" / "SKILL.md", skill_md("b"))
+    write(tmp_path / "b" / "y.md", "y")
+    os.makedirs(os.fsencode(tmp_path / "c") + b"/\xff")  # a non-UTF-8 directory: never walked
+    write(Path(os.fsdecode(os.fsencode(tmp_path / "c") + b"/\xff/d/SKILL.md")), skill_md("d"))
+    config = config_from_table({}, tmp_path, None)
+    full = discover(config)
+    partial = discover(config, within=[tmp_path / "a" / "inner" / "SKILL.md"])
+    assert [s.skill_path for s in partial.skills] == [s.skill_path for s in full.skills]
+    assert [s.skill_path for s in full.skills] == ["a", "a/inner", "b"]
+    assert [s.complete for s in partial.skills] == [True, True, False]
+    for skill in partial.skills[:2]:
+        whole = full.skill(skill.skill_path)
+        assert whole is not None
+        assert skill.files == whole.files and skill.skipped == whole.skipped
+    assert partial.skills[2].files == []

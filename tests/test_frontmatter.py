@@ -1,0 +1,222 @@
+"""The strict frontmatter reader: every refusal of issue section 4, with its position."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillpack.frontmatter import FrontmatterError, parse_skill_md
+
+
+def _refusal(text: str | bytes) -> FrontmatterError:
+    with pytest.raises(FrontmatterError) as info:
+        parse_skill_md(text)
+    return info.value
+
+
+REFUSALS = [
+    # (frontmatter lines, code, line, column) -- line 1 is the opening fence
+    ("---\n---\n---\n", "SP004", 2, 1),  # empty block: not a mapping
+    ("a: 1\n--- b: 2\n", "SP016", 3, 1),  # not a fence: a second document
+    ("a: 1\n...\n", "SP016", 3, 1),
+    ("%YAML 1.2\na: 1\n", "SP005", 2, 1),
+    ("%TAG ! tag:example.com,2000:\na: 1\n", "SP005", 2, 1),
+    ("a: !!str 1\n", "SP006", 2, 4),
+    ("a: !local x\n", "SP006", 2, 4),
+    ("a: &anchor x\n", "SP007", 2, 4),
+    ("a: x\nb: *anchor\n", "SP007", 3, 4),
+    ("<<: {a: 1}\n", "SP008", 2, 1),
+    ("b:\n  <<: {a: 1}\n", "SP008", 3, 3),
+    ("1: x\n", "SP009", 2, 1),
+    ("true: x\n", "SP009", 2, 1),
+    ("null: x\n", "SP009", 2, 1),
+    ("? [a]\n: x\n", "SP009", 2, 3),
+    ("a: 1\nb: 2\na: 3\n", "SP010", 4, 1),
+    ("m:\n  k: 1\n  k: 2\n", "SP010", 4, 3),
+    ("a: " + "[" * 16 + "]" * 16 + "\n", "SP011", 2, 19),
+    ("a: " + "x" * (64 * 1024) + "\n", "SP012", 2, 1),
+    ("a: x\u0085y\n", "SP014", 2, 5),
+    ("a: x\u2028y\n", "SP014", 2, 5),
+    ("a: x\u2029y\n", "SP014", 2, 5),
+    ('a: "x\\Ly"\n', "SP014", 2, 4),  # an escape producing LINE SEPARATOR
+    ("a: 9007199254740992\n", "SP015", 2, 4),
+    ("a: -9007199254740992\n", "SP015", 2, 4),
+    ("a: 1e400\n", "SP015", 2, 4),
+    ("a: [b\n", "SP003", 3, 1),
+    ("a: b: c\n", "SP003", 2, 5),
+    ("a:\tb\n", "SP003", 2, 3),
+]
+AMBIGUOUS = [
+    "yes",
+    "Yes",
+    "YES",
+    "no",
+    "No",
+    "NO",
+    "on",
+    "On",
+    "ON",
+    "off",
+    "Off",
+    "OFF",
+    "y",
+    "Y",
+    "n",
+    "N",
+    "=",
+    "010",
+    "0o10",
+    "1:20",
+    "1_000",
+    ".inf",
+    "-.Inf",
+    ".nan",
+    ".NaN",
+    "2024-01-31",
+    "2001-12-14t21:59:43.10-05:00",
+    "2001-12-14 21:59:43.10 -5",
+    "1e3",
+    "0b1010",
+    "190:20:30.15",
+    "1_000.5",
+]
+
+
+@pytest.mark.parametrize(("block", "code", "line", "column"), REFUSALS)
+def test_refusals_name_code_line_and_column(block: str, code: str, line: int, column: int) -> None:
+    text = block if block.startswith("---") else f"---\n{block}---\nbody\n"
+    error = _refusal(text)
+    assert (error.code, error.line, error.column) == (code, line, column), error
+    assert error.hint
+
+
+@pytest.mark.parametrize("value", AMBIGUOUS)
+def test_ambiguous_plain_scalars_are_refused_with_a_quoting_hint(value: str) -> None:
+    error = _refusal(f"---\nname: x\nvalue: {value}\n---\n")
+    assert (error.code, error.line, error.column) == ("SP013", 3, 8)
+    assert f'"{value}"' in error.hint
+    # quoted, the same text is accepted as a string
+    assert parse_skill_md(f'---\nvalue: "{value}"\n---\n').data == {"value": value}
+    assert parse_skill_md(f"---\nvalue: '{value}'\n---\n").data == {"value": value}
+
+
+def test_ambiguous_keys_and_items_are_refused_too() -> None:
+    assert _refusal("---\nyes: 1\n---\n").code == "SP013"
+    error = _refusal("---\nlist: [a, off]\n---\n")
+    assert (error.code, error.line, error.column) == ("SP013", 2, 11)
+
+
+def test_missing_and_unterminated_fences_and_encoding() -> None:
+    assert (_refusal("name: x\n").code, _refusal("").code) == ("SP001", "SP001")
+    error = _refusal("---\nname: x\n\nbody\n")
+    assert (error.code, error.line) == ("SP002", 1)
+    error = _refusal(b"---\nname: \xff\n---\n")
+    assert (error.code, error.line, error.column) == ("SP017", 2, 7)
+
+
+def test_accepted_values_are_json_compatible() -> None:
+    fm = parse_skill_md(
+        "\ufeff---\r\n"
+        "name: pdf-processing  # a comment\r\n"
+        "description: >-\r\n  Extract text.\r\n  Fill forms.\r\n"
+        "count: 12\r\nratio: 1.5\r\nbig: 9007199254740991\r\nflag: true\r\nnothing: null\r\n"
+        "hex: 0x1F\r\ntilde: ~\r\nneg: -3\r\nexp: 1.0e+3\r\n"
+        "metadata:\r\n  owner: docs\r\n  tags: [a, 'b', \"c\"]\r\n"
+        "---\r\nbody\r\n"
+    )
+    assert fm.data == {
+        "name": "pdf-processing",
+        "description": "Extract text. Fill forms.",
+        "count": 12,
+        "ratio": 1.5,
+        "big": 9007199254740991,
+        "flag": True,
+        "nothing": None,
+        "hex": 31,
+        "tilde": None,
+        "neg": -3,
+        "exp": 1000.0,
+        "metadata": {"owner": "docs", "tags": ["a", "b", "c"]},
+    }
+    assert fm.has_bom and fm.crlf
+    assert fm.body == "body\r\n"
+    assert fm.positions[("metadata", "tags")] == (17, 3)
+    assert fm.positions[("metadata", "tags", 1)] == (17, 13)
+
+
+def test_nesting_of_sixteen_levels_is_accepted() -> None:
+    fm = parse_skill_md("---\na: " + "[" * 15 + "]" * 15 + "\n---\n")
+    value = fm.data["a"]
+    for _ in range(14):
+        value = value[0]
+    assert value == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=200))
+def test_reader_never_crashes_on_any_text(text: str) -> None:
+    try:
+        fm = parse_skill_md("---\n" + text + "\n---\n")
+    except FrontmatterError as error:
+        assert error.code.startswith("SP0") and error.line >= 1 and error.column >= 1
+    else:
+        assert isinstance(fm.data, dict)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_reader_never_crashes_on_any_bytes(data: bytes) -> None:
+    try:
+        fm = parse_skill_md(data)
+    except FrontmatterError as error:
+        assert error.code.startswith("SP0") and error.line >= 1 and error.column >= 1
+    else:
+        assert isinstance(fm.data, dict)
+
+
+yaml_ish = st.lists(
+    st.sampled_from(
+        [
+            "a",
+            "b:",
+            " ",
+            "  ",
+            "-",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            ":",
+            "#",
+            "&x",
+            "*x",
+            "!t",
+            "'",
+            '"',
+            "|",
+            ">",
+            "\n",
+            "\t",
+            "yes",
+            "010",
+            "?",
+            "%",
+            "...",
+            "---",
+            "<<",
+            "\\",
+            "\u2028",
+            "1e9",
+            "~",
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(yaml_ish)
+def test_reader_never_crashes_on_yaml_like_text(text: str) -> None:
+    test_reader_never_crashes_on_any_text.hypothesis.inner_test(text)  # type: ignore[attr-defined]

@@ -1,0 +1,95 @@
+"""The pre-commit hooks, run the way a user runs them: ``pre-commit try-repo``.
+
+pre-commit builds a virtualenv and pip-installs this checkout into it (from PyPI and
+the local wheel mirror), so this test takes a while: it is marked slow. PRE_COMMIT_HOME
+points into a temporary directory, so nothing outside it is touched.
+
+try-repo installs this checkout as committed, plus modified and staged files (a shadow
+commit); untracked files are not included, so commit or stage new modules first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from lintutil import skill_md, write
+
+PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not PRE_COMMIT.exists(), reason="pre-commit is not installed"),
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
+]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def _try_repo(repo: Path, hook: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRE_COMMIT", "GIT_"))}
+    env["PRE_COMMIT_HOME"] = str(home)
+    env.pop("PYTHONPATH", None)  # the hook must run the installed copy
+    return subprocess.run(
+        [str(PRE_COMMIT), "try-repo", str(REPO), hook, "--all-files", "--color", "never"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def test_lint_hook_fails_on_the_bad_skill_and_passes_once_fixed(
+    tmp_path: Path, pre_commit_home: Path
+) -> None:
+    repo = tmp_path / "repo"
+    write(repo / "skills" / "good" / "SKILL.md", skill_md("good"))
+    bad = write(repo / "skills" / "bad" / "SKILL.md", skill_md("not-bad"))
+    write(repo / "README.md", "# skills\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+
+    proc = _try_repo(repo, "skillpack-lint", pre_commit_home)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert "skills/bad/SKILL.md:2:1: SP103" in output
+    assert "skills/good" not in output
+
+    bad.write_text(skill_md("bad"), encoding="utf-8")
+    _git(repo, "add", ".")
+    proc = _try_repo(repo, "skillpack-lint", pre_commit_home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Passed" in proc.stdout
+
+
+def test_fmt_hook_rewrites_and_then_passes(tmp_path: Path, pre_commit_home: Path) -> None:
+    repo = tmp_path / "repo"
+    skill = write(
+        repo / "skills" / "forms" / "SKILL.md",
+        "---\ndescription: Fills forms.\nname: forms\nreviewed: yes\n---\nbody\n",
+    )
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    proc = _try_repo(repo, "skillpack-fmt", pre_commit_home)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # files were modified
+    assert "files were modified by this hook" in proc.stdout
+    assert (
+        skill.read_text()
+        == '---\nname: forms\ndescription: Fills forms.\nreviewed: "yes"\n---\nbody\n'
+    )
+    _git(repo, "add", ".")
+    proc = _try_repo(repo, "skillpack-fmt", pre_commit_home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
