@@ -8,16 +8,14 @@ leaves no half archive; every file is hashed again while it is written.
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .archive.writer import COMPRESSIONS, Compression, write_bundle
 from .config import Config
 from .content import TreeSource
-from .discovery import SKIP_UNREADABLE, SourceSkill, SourceTree, discover
+from .discovery import SKIP_UNREADABLE, SourceTree, discover
 from .errors import EXIT_FINDINGS, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
 from .lock import LockError, check_lock, render_lock
@@ -36,24 +34,8 @@ class BuildResult:
     files: int
     lock_path: Path
     lock_written: bool
-    lint: str  #: "passed", "skipped" (--no-lint) or "unavailable" (no skillpack.lint)
+    lint: str  #: "passed" or "skipped" (--no-lint)
     signature: Path | None = None  #: the signature file, when signed
-
-
-def run_lint_gate(tree: SourceTree, skills: Iterable[SourceSkill]) -> list[Any] | None:
-    """The lint findings at error severity, or None when lint is not available.
-
-    The seam to the linter: ``from skillpack.lint import lint_tree``, called as
-    ``lint_tree(tree, skills)`` and returning an iterable of findings, each with a
-    ``.severity`` (``"error"`` stops the build) and a ``str()`` rendering.
-    """
-    try:
-        from .lint import lint_tree  # type: ignore[attr-defined]
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("skillpack.lint", f"{__package__}.lint"):
-            raise
-        return None
-    return [f for f in lint_tree(tree, list(skills)) if getattr(f, "severity", "") == "error"]
 
 
 def source_date_epoch(environ: Mapping[str, str] | None = None) -> int | None:
@@ -125,22 +107,19 @@ def build(
         )
     lint_state = "skipped"
     if lint:
-        findings = run_lint_gate(tree, tree.skills)
-        if findings is None:
-            lint_state = "unavailable"
-            print(
-                "note: skillpack.lint is not available; building without linting", file=sys.stderr
-            )
-        elif findings:
+        from .lint import lint_errors
+        from .lint.reporters import location
+
+        findings = lint_errors(tree)
+        if findings:
             raise SkillpackError(
                 "BLD010",
                 f"lint found {len(findings)} error(s); the bundle was not built",
                 hint="fix them (see 'skillpack lint') or pass --no-lint",
                 exit_code=EXIT_FINDINGS,
-                details=[str(f) for f in findings[:50]],
+                details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[:50]],
             )
-        else:
-            lint_state = "passed"
+        lint_state = "passed"
     manifest = build_manifest(tree)
     lock_bytes = render_lock(manifest)
     lock_path = config.lock_path

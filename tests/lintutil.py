@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli
+from tests.conftest import run_cli
 
 Finding = tuple[str, str, int | None]  # (code, path relative to the tree, line)
 

@@ -277,7 +277,7 @@ BOM_TEXT = "\ufeffBOM first, then text\n".encode()
 def make_tree(root: Path) -> Path:
     """A skills tree with nesting, a prefix directory, binary, empty, BOM and
     percent-encoded files. Returns ``root``."""
-    from conftest import write_skill
+    from tests.conftest import write_skill
 
     write_skill(
         root,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
-from lintutil import lint_json, skill_md, write
 
 from skillpack.config import DEFAULT_EXCLUDE, find_config, resolve_config
 from skillpack.errors import ConfigError
+from tests.conftest import run_cli
+from tests.lintutil import lint_json, skill_md, write
 
 
 def test_pyproject_table_and_skillpack_toml(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_documented_examples_are_valid(tmp_path: Path) -> None:
     import re
     import tomllib
 
-    from conftest import REPO
+    from tests.conftest import REPO
 
     from skillpack.config import config_from_table
 

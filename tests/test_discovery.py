@@ -7,7 +7,6 @@ import socket
 from pathlib import Path
 
 import pytest
-from lintutil import skill_md, write
 
 from skillpack.config import config_from_table
 from skillpack.discovery import (
@@ -19,6 +18,7 @@ from skillpack.discovery import (
     discover,
     skills_for_paths,
 )
+from tests.lintutil import skill_md, write
 
 
 def _discover(root: Path, **table: object) -> SourceTree:

@@ -7,13 +7,13 @@ import os
 import stat
 from pathlib import Path
 
-from conftest import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lintutil import lint_json, write
 
 from skillpack.fmt import CANONICAL_ORDER, format_text
 from skillpack.frontmatter import parse_skill_md
+from tests.conftest import run_cli
+from tests.lintutil import lint_json, write
 
 DIRTY = (
     "\ufeff---\r\n"
@@ -290,7 +290,7 @@ def test_fmt_keeps_the_exec_bit(tmp_path: Path) -> None:
 
 
 def test_examples_are_formatted() -> None:
-    from conftest import EXAMPLES
+    from tests.conftest import EXAMPLES
 
     proc = run_cli("fmt", "--check", "examples", cwd=EXAMPLES.parent)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -8,8 +8,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, run_cli
-from lintutil import findings, lint_json, skill_md, write
+
+from tests.conftest import EXAMPLES, run_cli
+from tests.lintutil import findings, lint_json, skill_md, write
 
 
 @pytest.fixture
@@ -305,7 +306,7 @@ def _run_on_a_terminal(args: list[str], cwd: Path, no_color: bool) -> str:
     import pty
     import sys
 
-    from conftest import cli_env
+    from tests.conftest import cli_env
 
     env = cli_env()
     if not no_color:

@@ -13,7 +13,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from lintutil import findings, lint_json, skill_md, write
+
+from tests.lintutil import findings, lint_json, skill_md, write
 
 
 def _tree(root: Path, skills: dict[str, str | bytes]) -> None:

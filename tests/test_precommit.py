@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
-from lintutil import skill_md, write
+
+from tests.conftest import REPO
+from tests.lintutil import skill_md, write
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 

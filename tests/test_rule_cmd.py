@@ -6,9 +6,8 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO, cli_env, run_cli
-
 from skillpack.lint.catalog import RULES
+from tests.conftest import REPO, cli_env, run_cli
 
 
 def test_rule_by_code_and_by_name() -> None:

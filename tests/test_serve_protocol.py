@@ -245,7 +245,7 @@ def test_the_typer_app_forwards_serve(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from conftest import cli_env
+    from tests.conftest import cli_env
 
     def typer_app(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
         code = "import sys; from skillpack.cli import run; sys.exit(run(sys.argv[1:]))"

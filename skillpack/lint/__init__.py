@@ -15,8 +15,17 @@ Submodules: :mod:`.catalog` (every rule, its code, severity and documentation),
 from __future__ import annotations
 
 from .catalog import RULES, Rule, rule_for
-from .engine import LintResult, lint
+from .engine import LintResult, lint, lint_errors
 from .finding import Finding
 from .selection import LintOptions
 
-__all__ = ["RULES", "Finding", "LintOptions", "LintResult", "Rule", "lint", "rule_for"]
+__all__ = [
+    "RULES",
+    "Finding",
+    "LintOptions",
+    "LintResult",
+    "Rule",
+    "lint",
+    "lint_errors",
+    "rule_for",
+]

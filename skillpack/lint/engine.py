@@ -160,3 +160,10 @@ def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]
         if key not in out:  # nested skills see their files twice: keep the first report
             out[key] = dataclasses.replace(finding, severity=options.severity_of(finding.code))
     return tuple(out[key] for key in sorted(out))
+
+
+def lint_errors(tree: SourceTree, skills: Iterable[SourceSkill] | None = None) -> list[Finding]:
+    """The gate ``build`` and ``serve DIR`` apply: the findings at error severity, with
+    the rule selection of the tree's configuration."""
+    result = lint(tree, skills, LintOptions.from_config(tree.config))
+    return [f for f in result.findings if f.severity == ERROR]

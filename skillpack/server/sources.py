@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..content import ContentSource, TreeSource
 from ..errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError, UsageError
@@ -78,31 +77,6 @@ def load_bundle_source(path: Path) -> ContentSource:
     return source
 
 
-def run_lint_gate(tree: Any, log: Log) -> list[Any]:
-    """Error-severity findings of ``skillpack.lint.lint_tree(tree)``; [] without lint.
-
-    Expects ``lint_tree(tree) -> Iterable[Finding]`` where a finding has ``severity``,
-    ``code``, ``message``, ``path``, ``line`` and ``col``.
-    """
-    try:
-        from ..lint import lint_tree  # type: ignore[import-not-found,attr-defined,unused-ignore]
-    except ModuleNotFoundError as exc:  # the module is absent (not: lint_tree is missing)
-        if exc.name != "skillpack.lint":
-            raise
-        log("note: skillpack.lint is not available; serving without the lint gate")
-        return []
-    return [f for f in lint_tree(tree) if getattr(f, "severity", None) == "error"]
-
-
-def _render_finding(finding: Any) -> str:
-    where = Location(
-        str(getattr(finding, "path", "")),
-        getattr(finding, "line", 0) or 0,
-        getattr(finding, "col", 0) or 0,
-    ).render()
-    return f"{where}: {getattr(finding, 'code', '?')} {getattr(finding, 'message', finding)}"
-
-
 def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
     """Discover, lint and hash the skills under ``path`` (its configuration applies)."""
     from ..config import resolve_config
@@ -122,7 +96,10 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
             exit_code=EXIT_USAGE,
         )
     if lint:
-        errors = run_lint_gate(tree, log)
+        from ..lint import lint_errors
+        from ..lint.reporters import location
+
+        errors = lint_errors(tree, skills)
         if errors:
             raise SkillpackError(
                 "SRV003",
@@ -130,7 +107,7 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
                 Location(str(path)),
                 hint="fix them (skillpack lint), or pass --no-lint to serve anyway",
                 exit_code=EXIT_FINDINGS,
-                details=[_render_finding(f) for f in errors[:20]],
+                details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in errors[:20]],
             )
     manifest = build_manifest(tree, skills)
     paths = {skill.uri(f.rel): f.path for skill in skills for f in skill.files}
