@@ -1,9 +1,10 @@
 """The skills a command such as ``lint PATH...`` or ``fmt PATH...`` works on.
 
 Paths may be files or directories. The configuration is the one above the first path
-(or ``--config``). Without a configuration file, the project directory is the git work
-tree holding the paths (so a pre-commit run sees the whole repository), else the
-deepest directory holding them all.
+(or ``--config``). Without a configuration file, one directory given is the project
+directory (as for ``lock`` and ``build``); otherwise (file names from a pre-commit run,
+several paths) it is the git work tree holding the paths, so that the run sees the whole
+repository, else the deepest directory holding them all.
 The whole tree is always discovered (checks such as duplicate names compare against it),
 and the skills the paths touch are selected.
 """
@@ -29,8 +30,11 @@ class Targets:
 
 
 def _default_project_dir(paths: Sequence[Path]) -> Path:
-    """Without a configuration file: the git work tree holding the paths (a pre-commit run
-    sees the whole repository), else the deepest directory holding them all."""
+    """Without a configuration file: the one directory given; else the git work tree
+    holding the paths (a pre-commit run sees the whole repository), else the deepest
+    directory holding them all."""
+    if len(paths) == 1 and paths[0].is_dir():
+        return paths[0]
     dirs = [p if p.is_dir() else p.parent for p in paths]
     common = Path(os.path.commonpath([str(d) for d in dirs]))
     for directory in (common, *common.parents):
