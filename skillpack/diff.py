@@ -167,7 +167,8 @@ class ManifestDiff:
         files = sum(len(s.files) for s in self.skills if s.kind == "modified")
         revoked = sum(s.revokes_approval for s in self.skills)
         parts = [f"{n} {k}" for k, n in counts.items() if n]
-        text = f"{len(self.skills)} skill{'s' if len(self.skills) != 1 else ''} differ"
+        count = len(self.skills)
+        text = f"{count} skill{'s differ' if count != 1 else ' differs'}"
         if parts:
             text += f" ({', '.join(parts)}; {files} file change{'s' if files != 1 else ''})"
         return text + f"; {revoked} skill entr{'ies' if revoked != 1 else 'y'} need re-approval"

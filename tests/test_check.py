@@ -124,3 +124,33 @@ def test_fastmcp_skills_directory_provider() -> None:
     assert proc.returncode == 1
     # every file of every example skill was fetched and verified
     assert statuses[("resources-read", "modern")]["checks"] >= 11
+
+
+def _serve_bundle(tmp_path: Path) -> list[str]:
+    bundle = tmp_path / "examples.skp"
+    built = run_cli("build", EXAMPLES, "-o", bundle)
+    assert built.returncode == 0, built.stderr
+    return [sys.executable, "-m", "skillpack", "serve", "--page-size", "2", str(bundle)]
+
+
+def test_skillpack_serve_passes_every_scenario_in_both_eras(tmp_path: Path) -> None:
+    """skillpack's own server, from a bundle, with pages small enough to paginate."""
+    proc = run_cli("check", "--json", "--", *_serve_bundle(tmp_path))
+    statuses = _statuses(proc.stdout)
+    assert proc.returncode == 0, proc.stdout
+    assert {key: s["status"] for key, s in statuses.items()} == {
+        (name, era): "pass"
+        for era in ("modern", "legacy")
+        for name in (
+            "declaration",
+            "skills-list",
+            "resources-read",
+            "frontmatter",
+            "skills-get",
+            "directory-read",
+            "errors",
+        )
+    }
+    # every file of the 5 example skills (11 entries, nested ones counted twice) was read
+    assert statuses[("resources-read", "modern")]["checks"] >= 10
+    assert statuses[("directory-read", "modern")]["checks"] > 20

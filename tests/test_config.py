@@ -101,9 +101,8 @@ def test_documented_examples_are_valid(tmp_path: Path) -> None:
     import re
     import tomllib
 
-    from tests.conftest import REPO
-
     from skillpack.config import config_from_table
+    from tests.conftest import REPO
 
     text = (REPO / "docs" / "configuration.md").read_text("utf-8")
     blocks = re.findall(r"```toml\n(.*?)```", text, re.S)

@@ -4,6 +4,7 @@ on failure and nothing outside the target."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -107,3 +108,28 @@ def test_pull_refuses_a_non_empty_target(tmp_path: Path) -> None:
     assert forced.returncode == 0, forced.stderr
     assert not (into / "keep.txt").exists()
     assert (into / "pdf-processing" / "SKILL.md").is_file()
+
+
+def test_pull_from_skillpack_serve_round_trips_through_build(tmp_path: Path) -> None:
+    """build -> serve -> pull -> build: the pulled tree has the same manifest."""
+    bundle = tmp_path / "examples.skp"
+    assert run_cli("build", EXAMPLES, "-o", bundle).returncode == 0
+    into = tmp_path / "pulled"
+    server = [sys.executable, "-m", "skillpack", "serve", str(bundle)]
+    proc = run_cli("pull", "--into", into, "--", *server)
+    assert proc.returncode == 0, proc.stderr
+    assert "pulled 5 skills, 10 files" in proc.stdout
+    rebuilt = tmp_path / "rebuilt.skp"
+    build = run_cli("build", into, "-o", rebuilt)
+    assert build.returncode == 0, build.stderr
+    diff = run_cli("diff", bundle, rebuilt, "--json")
+    assert diff.returncode == 1
+    report = json.loads(diff.stdout)
+    # the same skills, files, digests and frontmatter: nothing a host would re-approve;
+    # only the executable bit of scripts/extract.py, which SEP-2640 manifests do not carry
+    assert not any(s["revokes-approval"] for s in report["skills"])
+    changes = [(f["path"], f["change"]) for s in report["skills"] for f in s["files"]]
+    assert changes == [("scripts/extract.py", "mode")]
+    original = build_manifest(discover(resolve_config([EXAMPLES])))
+    pulled = build_manifest(discover(resolve_config([into])))
+    assert [s.to_wire() for s in pulled.skills] == [s.to_wire() for s in original.skills]
