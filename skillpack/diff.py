@@ -171,7 +171,8 @@ class ManifestDiff:
         text = f"{count} skill{'s differ' if count != 1 else ' differs'}"
         if parts:
             text += f" ({', '.join(parts)}; {files} file change{'s' if files != 1 else ''})"
-        return text + f"; {revoked} skill entr{'ies' if revoked != 1 else 'y'} need re-approval"
+        entries = "skill entries need" if revoked != 1 else "skill entry needs"
+        return text + f"; {revoked} {entries} re-approval"
 
     def to_json(self) -> dict[str, Any]:
         return {
