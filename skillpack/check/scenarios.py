@@ -349,12 +349,14 @@ def errors(ctx: EraContext, out: Outcome) -> None:
         out.expect(code == -32602, f"a request without _meta must give -32602, got {code}")
         meta = ctx.session.meta("1900-01-01")
         response = conn.call_raw("skills/list", {"_meta": meta})
-        error = response.get("error") if isinstance(response.get("error"), dict) else {}
+        raw_error = response.get("error")
+        error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
         out.expect(
             error.get("code") == -32022,
             f"an unsupported version must give -32022, got {error.get('code')}",
         )
-        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        raw_data = error.get("data")
+        data: dict[str, Any] = raw_data if isinstance(raw_data, dict) else {}
         out.expect(
             isinstance(data.get("supported"), list) and data.get("requested") == "1900-01-01",
             "-32022 must carry data {supported: [...], requested: '1900-01-01'}",
