@@ -9,8 +9,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 from mcp_wire import HANG_GUARD_S, request_line
 
+from tests._bundles import Change, rewrite, set_entry
 from tests.conftest import EXAMPLES, cli_env, run_cli
 
 #: Modules that must not be imported on the serve path (bundle mode).
@@ -90,3 +92,33 @@ def test_a_tampered_bundle_is_never_served(tmp_path: Path) -> None:
         assert b"xtract text" not in proc.stdout
     else:  # or the reader refused the bundle at start, naming the entry
         assert b"pdf-processing/SKILL.md" in proc.stderr and proc.stdout == b""
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (
+            lambda items: [
+                (zi, d) for zi, d in items if zi.filename != "brand-assets/assets/logo.png"
+            ],
+            "BND012",
+        ),
+        (set_entry("brand-assets/assets/logo.png", b"a different size"), "BND009"),
+    ],
+    ids=["file-missing", "size-differs"],
+)
+def test_the_archive_directory_is_checked_against_the_lock_at_start(
+    tmp_path: Path, change: Change, code: str
+) -> None:
+    """A bundle whose directory disagrees with the lock never starts serving, even for
+    requests that would not touch the broken file."""
+    bundle = tmp_path / "examples.skp"
+    assert run_cli("build", EXAMPLES, "-o", bundle).returncode == 0
+    broken = rewrite(bundle, tmp_path / "broken.skp", change)
+    proc = _run(
+        [sys.executable, "-m", "skillpack", "serve", str(broken)], request_line(1, "skills/list")
+    )
+    assert proc.returncode != 0
+    assert proc.stdout == b""
+    stderr = proc.stderr.decode()
+    assert code in stderr and "brand-assets/assets/logo.png" in stderr

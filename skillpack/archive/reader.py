@@ -477,6 +477,14 @@ class Bundle:
         _check_ratio(e)
         return e
 
+    def check_directory(self) -> None:
+        """Every file the manifest lists is in the archive's directory with its locked size
+        and a sane compression ratio (``BND012``, ``BND009``, ``BND008``). The full mode does
+        this while opening; the fast mode leaves it to this call (the server makes it at
+        start) or to the first read of each file."""
+        for f in self._files.values():
+            self._located(f)
+
     # --- reading ---------------------------------------------------------------
     def _read_entry(self, e: ZipEntry, limit: int | None = None) -> bytes:
         """The bytes of ``e`` (its first ``limit`` bytes when given), checked against the

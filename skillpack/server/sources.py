@@ -59,21 +59,19 @@ def check_prefix(prefix: str) -> str:
 def load_bundle_source(path: Path) -> ContentSource:
     """Open a ``.skp`` bundle read-only with the fast, stdlib-only reader.
 
-    The reader checks the lock against the archive's directory (every entry present,
-    sizes equal) and the index against the lock before returning.
+    The reader checks the index against the lock's ``index-digest``; then the lock's files
+    are checked against the archive's directory (every entry present, sizes equal) before
+    anything is served.
     """
+    from ..archive.reader import open_bundle
+
+    bundle = open_bundle(path, mode="fast")
     try:
-        from ..archive.reader import open_bundle  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("skillpack.archive", "skillpack.archive.reader"):
-            raise
-        raise UsageError(
-            "SRV002",
-            "cannot open bundles: this skillpack has no bundle reader (skillpack.archive)",
-            Location(str(path)),
-            hint="serve the source directory instead: skillpack serve DIR",
-        ) from None
-    source: ContentSource = open_bundle(path, mode="fast")
+        bundle.check_directory()
+    except BaseException:
+        bundle.close()
+        raise
+    source: ContentSource = bundle
     return source
 
 
