@@ -223,6 +223,35 @@ def test_failed_build_leaves_no_archive_or_temp_file(tmp_path: Path) -> None:
     assert not out_dir.exists() or list(out_dir.iterdir()) == []
 
 
+def test_forked_workers_build_the_same_bytes_and_report_the_same_errors(tmp_path: Path) -> None:
+    """Lint and the manifest share each skill's work among forked workers (SKILLPACK_JOBS):
+    lock and bundle bytes and the first refusal are the same for any number of workers."""
+    project = make_project(tmp_path / "p")
+    for i in range(7):
+        write_skill(project / "skills", f"extra-{i}", files={"notes.md": f"note {i}\n"})
+    outputs: dict[tuple[str, str], tuple[bytes, bytes]] = {}
+    for jobs in ("1", "3"):
+        for lint in ("--lint", "--no-lint"):
+            out = tmp_path / f"{jobs}{lint}.skp"
+            flags = [] if lint == "--lint" else [lint]
+            proc = run_cli("build", project, "-o", out, *flags, env={"SKILLPACK_JOBS": jobs})
+            assert proc.returncode == 0, proc.stderr
+            lock = (project / "skillpack.lock").read_bytes()
+            outputs[jobs, lint] = (out.read_bytes(), lock)
+    assert len(set(outputs.values())) == 1
+    write_skill(project / "skills", "extra-5", frontmatter="name: extra-5\ndescription: [x\n")
+    for lint in ("--lint", "--no-lint"):
+        flags = [] if lint == "--lint" else [lint]
+        refusals = set()
+        for jobs in ("1", "3"):
+            proc = run_cli("build", project, "-o", tmp_path / "x.skp", *flags,
+                           env={"SKILLPACK_JOBS": jobs})  # fmt: skip
+            assert proc.returncode == 1
+            assert "SP003" in proc.stderr and "extra-5/SKILL.md" in proc.stderr
+            refusals.add(proc.stderr)
+        assert len(refusals) == 1, refusals
+
+
 def test_build_output_and_lint_gate_note(tmp_path: Path) -> None:
     project = make_project(tmp_path / "p")
     proc = run_cli("build", project)
