@@ -7,13 +7,14 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests._bundles import build, make_project
-from tests.conftest import EXAMPLES, REPO, run_cli, write_skill
+from tests.conftest import EXAMPLES, REPO, cli_env, run_cli, write_skill
 
 PYTHONS = {
     "3.12": Path("/root/.pyenv/versions/3.12.1/bin/python3.12"),
@@ -250,6 +251,34 @@ def test_forked_workers_build_the_same_bytes_and_report_the_same_errors(tmp_path
             assert "SP003" in proc.stderr and "extra-5/SKILL.md" in proc.stderr
             refusals.add(proc.stderr)
         assert len(refusals) == 1, refusals
+
+
+def test_build_options_and_usage_errors(tmp_path: Path) -> None:
+    """build parses its arguments without typer; the typer app forwards them unchanged."""
+    proc = run_cli("build", "--help")
+    assert proc.returncode == 0
+    for option in ("--output", "--locked", "--no-lint", "--compression", "--config", "--sign",
+                   "--key", "--identity-token", "--trust-config", "--staging"):  # fmt: skip
+        assert option in proc.stdout
+    project = make_project(tmp_path / "p")
+    bad = run_cli("build", project, "--compression", "zip")
+    assert bad.returncode == 2
+    assert "invalid choice: 'zip'" in bad.stderr
+    unsigned = run_cli("build", project, "-o", tmp_path / "k.skp", "--key", tmp_path / "k")
+    assert unsigned.returncode == 2
+    assert "SIG020" in unsigned.stderr and not (tmp_path / "k.skp").exists()
+    forwarded = tmp_path / "typer.skp"
+    code = "import sys; from skillpack.cli import run; sys.exit(run(sys.argv[1:]))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "build", project, "-o", forwarded],
+        env=cli_env(None),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"built {forwarded}" in proc.stdout
+    assert forwarded.read_bytes() == build(project, tmp_path / "direct.skp").read_bytes()
 
 
 def test_build_output_and_lint_gate_note(tmp_path: Path) -> None:
