@@ -2,9 +2,10 @@
 
 Builds the synthetic 1,000-skill tree (``gen_tree.py``, generated once under
 ``benchmarks/_work/``) and, when present, the shared corpus (``../shared/corpus`` or
-``$SKILLPACK_SHARED/corpus``). Every command runs as a fresh process, ``--runs`` times;
-the table shows the median wall time. Also measured: ``skillpack verify`` and opening
-the bundle in fast mode (in process, best of 20). Run by hand:
+``$SKILLPACK_SHARED/corpus``), with ``--no-lint`` and with the lint gate. Every command
+runs as a fresh process, ``--runs`` times; the table shows the median and best wall
+time. Also measured: ``skillpack verify`` and opening the bundle in fast mode (in
+process, best of 20). Run by hand:
 
     python benchmarks/bench_build.py [--runs 5]
 """
@@ -67,11 +68,15 @@ def bench_tree(label: str, tree: Path, runs: int) -> list[tuple[str, str]]:
     size = sum(p.stat().st_size for p in files)
     py = sys.executable
     out = project / "out.skp"
-    build = [py, "-m", "skillpack", "build", project, "-o", out, "--no-lint"]
+    linted = [py, "-m", "skillpack", "build", project, "-o", out]
+    build = [*linted, "--no-lint"]
     results = {
         "skillpack build (deflate)": timed(build, runs),
         "skillpack build (stored)": timed([*build, "--compression", "stored"], runs),
     }
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    if subprocess.run(linted, env=env, capture_output=True).returncode == 0:  # lint passes
+        results["skillpack build (deflate, lint gate)"] = timed(linted, runs)
     timed(build, 1)  # leave the deflate bundle for verify and open
     zip_out = project / "zip.zip"
     zip_cmd = ["zip", "-q", "-X", "-r", zip_out, tree.name]
@@ -80,9 +85,12 @@ def bench_tree(label: str, tree: Path, runs: int) -> list[tuple[str, str]]:
     results["sha256sum (all files)"] = timed(["sh", "-c", sha], runs, cwd=tree.parent)
     results["skillpack verify"] = timed([py, "-m", "skillpack", "verify", out], runs)
     rows = [(name, f"{med:.3f} s   {best:.3f} s") for name, (med, best) in results.items()]
-    for i in (0, 1):  # median, best
-        ratio = results["skillpack build (deflate)"][i] / results["zip -X -r"][i]
-        rows.append((f"build (deflate) / zip, {('median', 'best')[i]}", f"{ratio:.2f}x"))
+    for kind in ("deflate", "deflate, lint gate"):
+        if f"skillpack build ({kind})" not in results:
+            continue
+        for i in (0, 1):  # median, best
+            ratio = results[f"skillpack build ({kind})"][i] / results["zip -X -r"][i]
+            rows.append((f"build ({kind}) / zip, {('median', 'best')[i]}", f"{ratio:.2f}x"))
     rows.append(("open_bundle(mode='fast')", f"{fast_open_ms(out):.1f} ms"))
     rows.append(("bundle / zip size", f"{out.stat().st_size:,} / {zip_out.stat().st_size:,} B"))
     header = f"{label}: {len(files):,} files, {size / 1e6:.1f} MB   (median, best)"

@@ -3,7 +3,7 @@
 ``skillpack serve`` is dispatched before anything else is imported: the serve path
 uses only the standard library (no typer, rich, jsonschema or YAML), so a host
 spawning the server gets its first response fast. ``lint`` and ``fmt`` (pre-commit
-hooks) skip typer too; see :mod:`skillpack.commands`.
+hooks) and ``build`` skip typer too; see :mod:`skillpack.commands`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
         from .server.cli import main as serve_main
 
         return serve_main(args[1:])
-    if args and args[0] in ("lint", "fmt"):  # pre-commit hooks: start fast, without typer
+    if args and args[0] in ("lint", "fmt", "build"):  # start fast, without typer
         from .commands import run_command
 
         return run_command(args[0], args[1:])

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .archive.writer import COMPRESSIONS, Compression, write_bundle
 from .config import Config
@@ -19,8 +20,11 @@ from .discovery import SKIP_UNREADABLE, SourceTree, discover
 from .errors import EXIT_FINDINGS, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
 from .lock import LockError, check_lock, render_lock
-from .manifest import Manifest, build_manifest
+from .manifest import Manifest
 from .signing.policy import SigningOptions
+
+if TYPE_CHECKING:
+    from .lint.finding import Finding
 
 Progress = Callable[[int, int], None]
 
@@ -105,22 +109,20 @@ def build(
             exit_code=EXIT_FINDINGS,
             details=unreadable[:20],
         )
-    lint_state = "skipped"
-    if lint:
-        from .lint import lint_errors
+    from .gate import gated_manifest
+
+    def refuse(findings: list[Finding]) -> SkillpackError:
         from .lint.reporters import location
 
-        findings = lint_errors(tree)
-        if findings:
-            raise SkillpackError(
-                "BLD010",
-                f"lint found {len(findings)} error(s); the bundle was not built",
-                hint="fix them (see 'skillpack lint') or pass --no-lint",
-                exit_code=EXIT_FINDINGS,
-                details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[:50]],
-            )
-        lint_state = "passed"
-    manifest = build_manifest(tree)
+        return SkillpackError(
+            "BLD010",
+            f"lint found {len(findings)} error(s); the bundle was not built",
+            hint="fix them (see 'skillpack lint') or pass --no-lint",
+            exit_code=EXIT_FINDINGS,
+            details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[:50]],
+        )
+
+    manifest = gated_manifest(tree, lint=lint, refuse=refuse)
     lock_bytes = render_lock(manifest)
     lock_path = config.lock_path
     if locked:
@@ -160,6 +162,6 @@ def build(
         result.files,
         lock_path,
         written,
-        lint_state,
+        "passed" if lint else "skipped",
         signature,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -143,13 +143,19 @@ def _frontmatter_of(skill: SourceSkill, data: bytes) -> dict[str, JSONValue]:
         ) from None
 
 
-def build_skill_entry(skill: SourceSkill, digests: dict[Path, tuple[str, int]]) -> SkillEntry:
+def build_skill_entry(
+    skill: SourceSkill,
+    digests: dict[Path, tuple[str, int]],
+    skill_md: tuple[bytes, dict[str, JSONValue]] | None = None,
+) -> SkillEntry:
+    """The entry of ``skill``: every file hashed (``digests`` caches them by path), the
+    ``SKILL.md`` frontmatter read strictly. ``skill_md``: its bytes and frontmatter when
+    the caller has read and parsed them already (the lint gate has)."""
     files: list[FileEntry] = []
     frontmatter: dict[str, JSONValue] | None = None
     for sf in skill.files:
         if sf.rel == SKILL_MD:
-            data = sf.path.read_bytes()
-            frontmatter = _frontmatter_of(skill, data)
+            data, frontmatter = skill_md or _read_skill_md(skill, sf.path)
             digest, size = sha256_digest(data), len(data)
             digests[sf.path] = (digest, size)
         elif sf.path in digests:
@@ -164,9 +170,49 @@ def build_skill_entry(skill: SourceSkill, digests: dict[Path, tuple[str, int]]) 
     return SkillEntry(skill.skill_path, skill_md_uri(skill.skill_path), frontmatter, tuple(files))
 
 
-def build_manifest(tree: SourceTree, skills: Iterable[SourceSkill] | None = None) -> Manifest:
-    """Hash every published file and read every frontmatter of ``tree``."""
-    digests: dict[Path, tuple[str, int]] = {}
+def _read_skill_md(skill: SourceSkill, path: Path) -> tuple[bytes, dict[str, JSONValue]]:
+    data = path.read_bytes()
+    return data, _frontmatter_of(skill, data)
+
+
+def try_skill_entry(
+    skill: SourceSkill,
+    digests: dict[Path, tuple[str, int]],
+    skill_md: tuple[bytes, dict[str, JSONValue]] | None = None,
+) -> SkillEntry | None:
+    """:func:`build_skill_entry`, or None where it would fail: for workers, whose
+    errors :func:`build_manifest` raises again, in order, by building that entry itself."""
+    try:
+        return build_skill_entry(skill, digests, skill_md)
+    except (OSError, SkillpackError):
+        return None
+
+
+def build_manifest(
+    tree: SourceTree,
+    skills: Iterable[SourceSkill] | None = None,
+    *,
+    prepared: Sequence[SkillEntry | None] | None = None,
+    jobs: int | None = None,
+) -> Manifest:
+    """Hash every published file and read every frontmatter of ``tree`` (or of
+    ``skills``). ``prepared``: entries already built (by :func:`try_skill_entry`, one
+    per skill, None for any to build here). Otherwise large trees are shared between
+    ``jobs`` forked workers (default: :func:`~skillpack.parallel.default_jobs`)."""
     chosen = tree.skills if skills is None else list(skills)
-    entries = tuple(build_skill_entry(s, digests) for s in chosen)
+    if prepared is None:
+        from .parallel import default_jobs, map_ranges
+
+        def entries_of(start: int, stop: int) -> list[SkillEntry | None]:
+            digests: dict[Path, tuple[str, int]] = {}
+            return [try_skill_entry(s, digests) for s in chosen[start:stop]]
+
+        workers = default_jobs(len(chosen)) if jobs is None else jobs
+        parts = map_ranges(entries_of, len(chosen), workers)
+        prepared = [entry for part in parts for entry in part]
+    digests: dict[Path, tuple[str, int]] = {}
+    entries = tuple(
+        entry if entry is not None else build_skill_entry(skill, digests)
+        for skill, entry in zip(chosen, prepared, strict=True)
+    )
     return Manifest(tree.config.name, tree.config.version, entries)

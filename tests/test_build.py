@@ -7,13 +7,14 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests._bundles import build, make_project
-from tests.conftest import EXAMPLES, REPO, run_cli, write_skill
+from tests.conftest import EXAMPLES, REPO, cli_env, run_cli, write_skill
 
 PYTHONS = {
     "3.12": Path("/root/.pyenv/versions/3.12.1/bin/python3.12"),
@@ -221,6 +222,63 @@ def test_failed_build_leaves_no_archive_or_temp_file(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "SP003" in proc.stderr and "broken/SKILL.md" in proc.stderr
     assert not out_dir.exists() or list(out_dir.iterdir()) == []
+
+
+def test_forked_workers_build_the_same_bytes_and_report_the_same_errors(tmp_path: Path) -> None:
+    """Lint and the manifest share each skill's work among forked workers (SKILLPACK_JOBS):
+    lock and bundle bytes and the first refusal are the same for any number of workers."""
+    project = make_project(tmp_path / "p")
+    for i in range(7):
+        write_skill(project / "skills", f"extra-{i}", files={"notes.md": f"note {i}\n"})
+    outputs: dict[tuple[str, str], tuple[bytes, bytes]] = {}
+    for jobs in ("1", "3"):
+        for lint in ("--lint", "--no-lint"):
+            out = tmp_path / f"{jobs}{lint}.skp"
+            flags = [] if lint == "--lint" else [lint]
+            proc = run_cli("build", project, "-o", out, *flags, env={"SKILLPACK_JOBS": jobs})
+            assert proc.returncode == 0, proc.stderr
+            lock = (project / "skillpack.lock").read_bytes()
+            outputs[jobs, lint] = (out.read_bytes(), lock)
+    assert len(set(outputs.values())) == 1
+    write_skill(project / "skills", "extra-5", frontmatter="name: extra-5\ndescription: [x\n")
+    for lint in ("--lint", "--no-lint"):
+        flags = [] if lint == "--lint" else [lint]
+        refusals = set()
+        for jobs in ("1", "3"):
+            proc = run_cli("build", project, "-o", tmp_path / "x.skp", *flags,
+                           env={"SKILLPACK_JOBS": jobs})  # fmt: skip
+            assert proc.returncode == 1
+            assert "SP003" in proc.stderr and "extra-5/SKILL.md" in proc.stderr
+            refusals.add(proc.stderr)
+        assert len(refusals) == 1, refusals
+
+
+def test_build_options_and_usage_errors(tmp_path: Path) -> None:
+    """build parses its arguments without typer; the typer app forwards them unchanged."""
+    proc = run_cli("build", "--help")
+    assert proc.returncode == 0
+    for option in ("--output", "--locked", "--no-lint", "--compression", "--config", "--sign",
+                   "--key", "--identity-token", "--trust-config", "--staging"):  # fmt: skip
+        assert option in proc.stdout
+    project = make_project(tmp_path / "p")
+    bad = run_cli("build", project, "--compression", "zip")
+    assert bad.returncode == 2
+    assert "invalid choice: 'zip'" in bad.stderr
+    unsigned = run_cli("build", project, "-o", tmp_path / "k.skp", "--key", tmp_path / "k")
+    assert unsigned.returncode == 2
+    assert "SIG020" in unsigned.stderr and not (tmp_path / "k.skp").exists()
+    forwarded = tmp_path / "typer.skp"
+    code = "import sys; from skillpack.cli import run; sys.exit(run(sys.argv[1:]))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "build", project, "-o", forwarded],
+        env=cli_env(None),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"built {forwarded}" in proc.stdout
+    assert forwarded.read_bytes() == build(project, tmp_path / "direct.skp").read_bytes()
 
 
 def test_build_output_and_lint_gate_note(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import hashlib
 import stat
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
@@ -76,13 +76,21 @@ class WriteResult:
 
 @dataclass(frozen=True, slots=True)
 class _Prepared:
+    """An entry ready to be written: its local record (header, name, payload) and what
+    its central directory record needs besides the offset."""
+
     name: bytes
-    flags: int
-    method: int
-    crc: int
-    size: int
-    payload: bytes
+    common: tuple[int, ...]  #: the fields local header and central record share
     mode: int
+    record_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """Consecutive entries and their local records, joined: written and hashed at once."""
+
+    entries: list[_Prepared]
+    data: bytes
 
 
 def archive_name(skill_path: str, file: FileEntry) -> str:
@@ -114,7 +122,10 @@ def archive_files(manifest: Manifest) -> list[tuple[str, FileEntry]]:
     return sorted(by_name.items(), key=lambda item: item[0].encode("utf-8"))
 
 
-def _prepare(name: str, data: bytes, executable: bool, compression: Compression) -> _Prepared:
+def _prepare(
+    name: str, data: bytes, executable: bool, compression: Compression, stamp: tuple[int, int]
+) -> tuple[_Prepared, bytes]:
+    """The entry of ``data`` and its local record, at DOS ``stamp`` (time, date)."""
     raw_name = name.encode("utf-8")
     flags = 0 if raw_name.isascii() else FLAG_UTF8
     method, payload = STORED, data
@@ -124,7 +135,20 @@ def _prepare(name: str, data: bytes, executable: bool, compression: Compression)
         if len(packed) < len(data) and not bomb_like:
             method, payload = DEFLATED, packed
     mode = stat.S_IFREG | (0o755 if executable else 0o644)
-    return _Prepared(raw_name, flags, method, zlib.crc32(data), len(data), payload, mode)
+    common = (flags, method, *stamp, zlib.crc32(data), len(payload), len(data))
+    record = b"".join(
+        (LOCAL.pack(LOCAL_SIG, VERSION, 0, *common, len(raw_name), 0), raw_name, payload)
+    )
+    return _Prepared(raw_name, common, mode, len(record)), record
+
+
+def _block(items: Iterable[tuple[_Prepared, bytes]]) -> _Block:
+    entries: list[_Prepared] = []
+    records: list[bytes] = []
+    for entry, record in items:
+        entries.append(entry)
+        records.append(record)
+    return _Block(entries, b"".join(records))
 
 
 class _HashingWriter:
@@ -167,21 +191,25 @@ def _batches(files: list[tuple[str, FileEntry]]) -> Iterator[list[tuple[str, Fil
         yield batch
 
 
-def _prepared_files(
-    files: list[tuple[str, FileEntry]], source: ContentSource, compression: Compression
-) -> Iterator[_Prepared]:
-    """Read, re-check and compress files on two threads (zlib, hashlib and file reads
-    release the GIL), in batches so small files do not pay a hand-off each, yielding
-    them in order with a bounded look-ahead."""
+def _prepared_blocks(
+    files: list[tuple[str, FileEntry]],
+    source: ContentSource,
+    compression: Compression,
+    stamp: tuple[int, int],
+) -> Iterator[_Block]:
+    """Read, re-check, compress and frame files on two threads (zlib, hashlib and file
+    reads release the GIL), in batches so small files do not pay a hand-off each (and
+    the writing thread takes the GIL once per batch, not once per file), yielding them
+    in order with a bounded look-ahead."""
 
-    def job(batch: list[tuple[str, FileEntry]]) -> list[_Prepared]:
-        return [
-            _prepare(name, _read_checked(source, entry), entry.executable, compression)
+    def job(batch: list[tuple[str, FileEntry]]) -> _Block:
+        return _block(
+            _prepare(name, _read_checked(source, entry), entry.executable, compression, stamp)
             for name, entry in batch
-        ]
+        )
 
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
-        pending: deque[Future[list[_Prepared]]] = deque()
+        pending: deque[Future[_Block]] = deque()
         todo = _batches(files)
         for batch in todo:
             pending.append(pool.submit(job, batch))
@@ -192,7 +220,7 @@ def _prepared_files(
             nxt = next(todo, None)
             if nxt is not None:
                 pending.append(pool.submit(job, nxt))
-            yield from done
+            yield done
 
 
 def write_bundle(
@@ -215,49 +243,36 @@ def write_bundle(
         raise BuildError(
             "BLD005", f"{len(files)} files: bundle format 1 holds at most {MAX_ENTRIES - 2}"
         )
-    dos_time, dos_date = dos_datetime(epoch)
+    stamp = dos_datetime(epoch)
     out = _HashingWriter(fh)
     central: list[bytes] = []
 
-    def add(p: _Prepared) -> None:
+    def add(block: _Block) -> None:
         start = out.offset
-        if start > MAX_OFFSET:
-            raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")
-        # the fields local header and central directory record share
-        common = (p.flags, p.method, dos_time, dos_date, p.crc, len(p.payload), p.size)
-        out.write(LOCAL.pack(LOCAL_SIG, VERSION, 0, *common, len(p.name), 0))
-        central.append(
-            CENTRAL.pack(
-                CENTRAL_SIG,
-                VERSION,
-                SYSTEM_UNIX,
-                VERSION,
-                0,
-                *common,
-                len(p.name),
-                0,
-                0,
-                0,
-                0,
-                p.mode << 16,
-                start,
-            )
-            + p.name
-        )
-        out.write(p.name)
-        out.write(p.payload)
+        for p in block.entries:
+            if start > MAX_OFFSET:
+                raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")
+            central.append(
+                CENTRAL.pack(CENTRAL_SIG, VERSION, SYSTEM_UNIX, VERSION, 0, *p.common,
+                             len(p.name), 0, 0, 0, 0, p.mode << 16, start)
+                + p.name
+            )  # fmt: skip
+            start += p.record_size
+        out.write(block.data)
 
-    add(_prepare(LOCK_ENTRY, lock_bytes, False, compression))
-    add(_prepare(INDEX_ENTRY, index_bytes(manifest), False, compression))
-    for done, prepared in enumerate(_prepared_files(files, source, compression), 1):
-        add(prepared)
+    metadata = ((LOCK_ENTRY, lock_bytes), (INDEX_ENTRY, index_bytes(manifest)))
+    add(_block(_prepare(name, data, False, compression, stamp) for name, data in metadata))
+    done = 0
+    for block in _prepared_blocks(files, source, compression, stamp):
+        add(block)
         if progress is not None:
-            progress(done, len(files))
+            for _ in block.entries:
+                done += 1
+                progress(done, len(files))
     cd_offset = out.offset
     if cd_offset > MAX_OFFSET:
         raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")
-    for record in central:
-        out.write(record)
+    out.write(b"".join(central))
     out.write(
         END.pack(
             END_SIG,

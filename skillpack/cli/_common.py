@@ -7,10 +7,10 @@ from typing import Any
 
 import typer
 
+from ..commands.output import plural
+
+__all__ = ["echo_json", "plural"]
+
 
 def echo_json(value: Any) -> None:
     typer.echo(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"

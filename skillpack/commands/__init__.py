@@ -1,11 +1,12 @@
-"""Commands that do not need typer: ``lint`` and ``fmt``.
+"""Commands that do not need typer: ``lint``, ``fmt`` and ``build``.
 
-They run as pre-commit hooks, where start-up time is most of a run. typer (as installed)
-coerces every parameter value through a pydantic TypeAdapter, the ``--help`` option
-included, which costs about 0.1 s per run (importing pydantic and building adapters).
-So ``skillpack lint`` and ``skillpack fmt`` are dispatched by ``skillpack.__main__``
-straight to these modules, which parse their arguments with argparse; the typer app
-registers them too (``skillpack --help`` lists them) and forwards the raw arguments.
+``lint`` and ``fmt`` run as pre-commit hooks, where start-up time is most of a run;
+``build`` is measured against ``zip -X -r``. typer (as installed) coerces every
+parameter value through a pydantic TypeAdapter, the ``--help`` option included, which
+costs about 0.1 s per run (importing pydantic and building adapters). So these commands
+are dispatched by ``skillpack.__main__`` straight to these modules, which parse their
+arguments with argparse; the typer app registers them too (``skillpack --help`` lists
+them) and forwards the raw arguments.
 
 :func:`guarded` is the one place that turns exceptions into messages and exit codes,
 for these commands and for the typer app (``skillpack.cli.run``).
@@ -28,6 +29,10 @@ COMMANDS = {
     "fmt": (
         "skillpack.commands.fmt",
         "Normalize SKILL.md: quote ambiguous values, order known keys, LF, no BOM.",
+    ),
+    "build": (
+        "skillpack.commands.build",
+        "Lint, lock and write a reproducible bundle archive (.skp); with --sign, sign it.",
     ),
 }
 

@@ -23,15 +23,21 @@ class CommandParser(argparse.ArgumentParser):
         raise ParserExit(status)
 
     @classmethod
-    def for_paths(cls, name: str, epilog: str, paths_help: str) -> CommandParser:
-        """The parser of ``skillpack NAME [PATH...]`` and ``--config FILE``."""
+    def for_paths(
+        cls, name: str, epilog: str, paths_help: str, *, single: bool = False
+    ) -> CommandParser:
+        """The parser of ``skillpack NAME [PATH...]`` (``[PATH]`` when ``single``) and
+        ``--config FILE``."""
         parser = cls(
             prog=f"skillpack {name}",
             description=COMMANDS[name][1],
             epilog=epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=paths_help)
+        if single:
+            parser.add_argument("path", nargs="?", type=Path, metavar="PATH", help=paths_help)
+        else:
+            parser.add_argument("paths", nargs="*", type=Path, metavar="PATH", help=paths_help)
         parser.add_argument(
             "--config",
             type=Path,

@@ -15,7 +15,7 @@ Submodules: :mod:`.catalog` (every rule, its code, severity and documentation),
 from __future__ import annotations
 
 from .catalog import RULES, Rule, rule_for
-from .engine import LintResult, lint, lint_errors
+from .engine import LintResult, lint, lint_collecting
 from .finding import Finding
 from .selection import LintOptions
 
@@ -26,6 +26,6 @@ __all__ = [
     "LintResult",
     "Rule",
     "lint",
-    "lint_errors",
+    "lint_collecting",
     "rule_for",
 ]

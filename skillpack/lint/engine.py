@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ..discovery import SourceSkill, SourceTree
+from ..parallel import default_jobs, map_ranges
 from .catalog import ERROR, INFO, WARNING
 from .checks import Check, load
 from .context import RunContext, SkillContext
 from .finding import Finding
 from .selection import LintOptions
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -50,25 +53,6 @@ class LintResult:
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-#: below this many skills a run stays in one process (forking costs more than it saves)
-PARALLEL_MIN_SKILLS = 200
-
-
-def default_jobs(skills: int) -> int:
-    """Worker processes for linting ``skills`` skills: ``SKILLPACK_JOBS`` when set, else
-    one per CPU (at most 4) for large runs on Linux, where fork() makes workers cheap;
-    else 1."""
-    import os
-    import sys
-
-    configured = os.environ.get("SKILLPACK_JOBS", "")
-    if configured.isdigit() and int(configured) >= 1:
-        return int(configured)
-    if skills < PARALLEL_MIN_SKILLS or sys.platform != "linux":
-        return 1
-    return max(1, min(4, os.cpu_count() or 1))
-
-
 def lint(
     tree: SourceTree,
     skills: Iterable[SourceSkill] | None = None,
@@ -82,8 +66,22 @@ def lint(
     every skill of ``tree`` but report only on the skills linted. ``paths``, when given,
     limits findings about entries outside any skill (a miscased ``skill.md``) to those
     paths. ``jobs`` worker processes share the per-skill checks (default:
-    :func:`default_jobs`); the result is the same for any number.
+    :func:`~skillpack.parallel.default_jobs`); the result is the same for any number.
     """
+    return lint_collecting(tree, skills, options, paths, jobs)[0]
+
+
+def lint_collecting(
+    tree: SourceTree,
+    skills: Iterable[SourceSkill] | None = None,
+    options: LintOptions | None = None,
+    paths: Sequence[Path] | None = None,
+    jobs: int | None = None,
+    collect: Callable[[SkillContext], T] | None = None,
+) -> tuple[LintResult, list[T]]:
+    """:func:`lint`, and ``collect(ctx)`` of each linted skill once its checks ran, in
+    the same (worker) process, so what the checks read and parsed is read once; the
+    collected values in skill order (none without ``collect``)."""
     options = options or LintOptions()
     selected = list(tree.skills if skills is None else skills)
     run = RunContext(
@@ -96,58 +94,43 @@ def lint(
     wanted_skill = [c for c in skill_checks if c.wanted(options.enabled)]
     wanted_tree = [c for c in tree_checks if c.wanted(options.enabled)]
     jobs = default_jobs(len(selected)) if jobs is None else jobs
-    if jobs > 1 and len(selected) > 1:
-        raw = _check_skills_in_workers(run, wanted_skill, min(jobs, len(selected)))
-    else:
-        raw = _check_skills(run, wanted_skill, 0, len(selected))
+
+    def check_range(start: int, stop: int) -> tuple[list[Finding], list[T]]:
+        return _check_skills(run, wanted_skill, start, stop, collect)
+
+    raw: list[Finding] = []
+    collected: list[T] = []
+    for findings, values in map_ranges(check_range, len(selected), jobs):
+        raw += findings
+        collected += values
     for tree_check in wanted_tree:
         raw.extend(tree_check.run(run))
-    return LintResult(
+    result = LintResult(
         _finish(raw, options),
         len(selected),
         len({f.path for skill in selected for f in skill.files}),
     )
+    return result, collected
 
 
 def _check_skills(
-    run: RunContext, checks: list[Check[SkillContext]], start: int, stop: int
-) -> list[Finding]:
-    """The findings of ``checks`` on ``run.selected[start:stop]``."""
+    run: RunContext,
+    checks: list[Check[SkillContext]],
+    start: int,
+    stop: int,
+    collect: Callable[[SkillContext], T] | None,
+) -> tuple[list[Finding], list[T]]:
+    """The findings of ``checks`` on ``run.selected[start:stop]``, and what ``collect``
+    gives for each of those skills."""
     raw: list[Finding] = []
+    collected: list[T] = []
     for skill in run.selected[start:stop]:
         ctx = SkillContext(run, skill)
         for check in checks:
             raw.extend(check.run(ctx))
-    return raw
-
-
-# what forked workers inherit: (run, checks), set just before the pool forks
-_FORKED: tuple[RunContext, list[Check[SkillContext]]] | None = None
-
-
-def _check_range(bounds: tuple[int, int]) -> list[Finding]:
-    assert _FORKED is not None
-    run, checks = _FORKED
-    return _check_skills(run, checks, *bounds)
-
-
-def _check_skills_in_workers(
-    run: RunContext, checks: list[Check[SkillContext]], jobs: int
-) -> list[Finding]:
-    """Split the skills into ``jobs`` contiguous ranges (nested skills stay next to their
-    parents) and check them in forked workers; findings come back in skill order."""
-    global _FORKED
-    import multiprocessing
-
-    count = len(run.selected)
-    edges = [count * i // jobs for i in range(jobs + 1)]
-    _FORKED = (run, checks)
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_check_range, list(itertools.pairwise(edges)))
-    finally:
-        _FORKED = None
-    return [finding for part in parts for finding in part]
+        if collect is not None:
+            collected.append(collect(ctx))
+    return raw, collected
 
 
 def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]:
@@ -160,10 +143,3 @@ def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]
         if key not in out:  # nested skills see their files twice: keep the first report
             out[key] = dataclasses.replace(finding, severity=options.severity_of(finding.code))
     return tuple(out[key] for key in sorted(out))
-
-
-def lint_errors(tree: SourceTree, skills: Iterable[SourceSkill] | None = None) -> list[Finding]:
-    """The gate ``build`` and ``serve DIR`` apply: the findings at error severity, with
-    the rule selection of the tree's configuration."""
-    result = lint(tree, skills, LintOptions.from_config(tree.config))
-    return [f for f in result.findings if f.severity == ERROR]

@@ -80,7 +80,6 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
     from ..config import resolve_config
     from ..discovery import discover as discover_tree
     from ..discovery import select
-    from ..manifest import build_manifest
 
     config = resolve_config([path])
     tree = discover_tree(config)
@@ -93,21 +92,22 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
             hint="check the path and the 'roots' of the configuration",
             exit_code=EXIT_USAGE,
         )
-    if lint:
-        from ..lint import lint_errors
+    from ..gate import gated_manifest
+    from ..lint.finding import Finding
+
+    def refuse(errors: list[Finding]) -> SkillpackError:
         from ..lint.reporters import location
 
-        errors = lint_errors(tree, skills)
-        if errors:
-            raise SkillpackError(
-                "SRV003",
-                f"lint found {len(errors)} error(s); not serving",
-                Location(str(path)),
-                hint="fix them (skillpack lint), or pass --no-lint to serve anyway",
-                exit_code=EXIT_FINDINGS,
-                details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in errors[:20]],
-            )
-    manifest = build_manifest(tree, skills)
+        return SkillpackError(
+            "SRV003",
+            f"lint found {len(errors)} error(s); not serving",
+            Location(str(path)),
+            hint="fix them (skillpack lint), or pass --no-lint to serve anyway",
+            exit_code=EXIT_FINDINGS,
+            details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in errors[:20]],
+        )
+
+    manifest = gated_manifest(tree, skills, lint=lint, refuse=refuse)
     paths = {skill.uri(f.rel): f.path for skill in skills for f in skill.files}
     return TreeSource(manifest, paths)
 

@@ -126,20 +126,42 @@ def with_signing_options(command: F) -> F:
     return _with_options(SIGNING_OPTIONS, "signing", lambda v: SigningOptions(**v))(command)
 
 
-def add_policy_arguments(parser: argparse.ArgumentParser | Any) -> None:
-    """Add the verification options to an argparse parser (or argument group)."""
-    for option in POLICY_OPTIONS:
+def add_option_arguments(
+    parser: argparse.ArgumentParser | Any, options: tuple[Option, ...], skip: tuple[str, ...] = ()
+) -> None:
+    """Add ``options`` (but not the fields in ``skip``) to an argparse parser (or argument
+    group); an option with an ``envvar`` defaults to that variable, as in typer."""
+    import os
+
+    for option in options:
+        if option.field in skip:
+            continue
         if option.kind is bool:
             parser.add_argument(*option.flags, dest=option.field, action="store_true",
                                 help=option.help)  # fmt: skip
         else:
+            default = os.environ.get(option.envvar) if option.envvar else None
             parser.add_argument(*option.flags, dest=option.field, type=option.kind,
-                                metavar=option.metavar, help=option.help)  # fmt: skip
+                                metavar=option.metavar, help=option.help,
+                                default=option.kind(default) if default else None)  # fmt: skip
+
+
+def add_policy_arguments(parser: argparse.ArgumentParser | Any) -> None:
+    """Add the verification options to an argparse parser (or argument group)."""
+    add_option_arguments(parser, POLICY_OPTIONS)
 
 
 def policy_from_args(args: argparse.Namespace) -> SignaturePolicy:
     """The :class:`SignaturePolicy` from arguments added by :func:`add_policy_arguments`."""
     return SignaturePolicy(**{o.field: getattr(args, o.field) for o in POLICY_OPTIONS})
+
+
+def signing_from_args(args: argparse.Namespace, skip: tuple[str, ...] = ()) -> SigningOptions:
+    """The :class:`SigningOptions` from arguments added by :func:`add_option_arguments`
+    with :data:`SIGNING_OPTIONS` (fields in ``skip`` keep their defaults)."""
+    return SigningOptions(
+        **{o.field: getattr(args, o.field) for o in SIGNING_OPTIONS if o.field not in skip}
+    )
 
 
 def add_require_signature_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,5 @@
-"""A progress bar for long builds: on a terminal only, and only after a second."""
+"""What commands print besides their results: counts, and a progress bar for long builds
+(on a terminal only, and only after a second). No typer here: see :mod:`skillpack.commands`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ import os
 import sys
 import time
 from typing import TextIO
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class ProgressBar:
