@@ -1,7 +1,8 @@
 """skillpack serve through real MCP clients (see ../shared/spec/clients.md).
 
 * MCP Inspector 2.12 CLI ``--verify`` (checks every file's size and sha256), legacy and
-  modern eras, on the examples and on the spec vectors; skipped without node/npm;
+  modern eras, on the example bundle and on a bundle of the spec vectors; skipped
+  without node/npm;
 * FastMCP 4.2.3 ``Client`` + ``SkillsClientExtension``: ``read_skill`` on every skill;
 * the official ``mcp`` 2.3.0 SDK client in auto, legacy and 2026-07-28 modes, its core
   results also checked with ``mcp_types.methods.validate_server_result``.
@@ -21,9 +22,8 @@ from typing import Any
 import pytest
 from mcp_wire import HANG_GUARD_S, VECTOR_FILES, check, vector_tree
 
-from tests.conftest import EXAMPLES, REPO, cli_env
+from tests.conftest import EXAMPLES, REPO, cli_env, run_cli
 
-SKILLS = EXAMPLES / "skills"
 CLIENTS = REPO / "tests" / "clients"
 EXT = "io.modelcontextprotocol/skills"
 EXPECTED = {  # the examples' skills, by SKILL.md URI -> number of files
@@ -55,9 +55,22 @@ def inspector() -> Path:
     return binary
 
 
+def _build(source: Path, out: Path) -> Path:
+    built = run_cli("build", source, "-o", out)
+    assert built.returncode == 0, built.stderr
+    return out
+
+
 @pytest.fixture(scope="module")
-def vectors_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return vector_tree(tmp_path_factory.mktemp("vectors"))
+def examples_skp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The examples as a real bundle: what hosts serve."""
+    return _build(EXAMPLES, tmp_path_factory.mktemp("examples") / "acme-skills.skp")
+
+
+@pytest.fixture(scope="module")
+def vectors_skp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = vector_tree(tmp_path_factory.mktemp("vectors") / "tree")
+    return _build(root, root.parent / "vectors.skp")
 
 
 def _inspect(inspector: Path, tmp_path: Path, era: str, source: Path, *method: str) -> Any:
@@ -91,8 +104,12 @@ def _inspect(inspector: Path, tmp_path: Path, era: str, source: Path, *method: s
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-def test_inspector_verifies_every_file(inspector: Path, tmp_path: Path, era: str) -> None:
-    reports = _inspect(inspector, tmp_path, era, SKILLS, "--method", "skills/list", "--verify")
+def test_inspector_verifies_every_file(
+    inspector: Path, tmp_path: Path, examples_skp: Path, era: str
+) -> None:
+    reports = _inspect(
+        inspector, tmp_path, era, examples_skp, "--method", "skills/list", "--verify"
+    )
     assert {r["uri"]: len(r["files"]) for r in reports} == EXPECTED
     for report in reports:
         assert report["ok"] is True and report["outcome"] == "verified", report
@@ -102,26 +119,26 @@ def test_inspector_verifies_every_file(inspector: Path, tmp_path: Path, era: str
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_inspector_verifies_the_spec_vectors(
-    inspector: Path, tmp_path: Path, vectors_root: Path, era: str
+    inspector: Path, tmp_path: Path, vectors_skp: Path, era: str
 ) -> None:
-    reports = _inspect(
-        inspector, tmp_path, era, vectors_root, "--method", "skills/list", "--verify"
-    )
+    reports = _inspect(inspector, tmp_path, era, vectors_skp, "--method", "skills/list", "--verify")
     files = {f["uri"]: (f["actualSize"], f["actualDigest"]) for r in reports for f in r["files"]}
     assert files == VECTOR_FILES
     assert all(r["ok"] for r in reports)
 
 
-def test_inspector_other_methods(inspector: Path, tmp_path: Path) -> None:
+def test_inspector_other_methods(inspector: Path, tmp_path: Path, examples_skp: Path) -> None:
     uri = "skill://pdf-processing/SKILL.md"
-    got = _inspect(inspector, tmp_path, "modern", SKILLS, "--method", "skills/get", "--uri", uri)
+    got = _inspect(
+        inspector, tmp_path, "modern", examples_skp, "--method", "skills/get", "--uri", uri
+    )
     skill = got["result"]["skill"]
     assert skill["uri"] == uri and skill["frontmatter"]["name"] == "pdf-processing"
     directory = _inspect(
         inspector,
         tmp_path,
         "legacy",
-        SKILLS,
+        examples_skp,
         "--method",
         "resources/directory/read",
         "--uri",
@@ -133,7 +150,7 @@ def test_inspector_other_methods(inspector: Path, tmp_path: Path) -> None:
         inspector,
         tmp_path,
         "modern",
-        SKILLS,
+        examples_skp,
         "--method",
         "resources/read",
         "--uri",
@@ -142,12 +159,14 @@ def test_inspector_other_methods(inspector: Path, tmp_path: Path) -> None:
     assert read["result"]["contents"][0]["mimeType"] == "application/json"
 
 
-def test_inspector_modern_directory_read(inspector: Path, tmp_path: Path) -> None:
+def test_inspector_modern_directory_read(
+    inspector: Path, tmp_path: Path, examples_skp: Path
+) -> None:
     directory = _inspect(
         inspector,
         tmp_path,
         "modern",
-        SKILLS,
+        examples_skp,
         "--method",
         "resources/directory/read",
         "--uri",
@@ -159,14 +178,14 @@ def test_inspector_modern_directory_read(inspector: Path, tmp_path: Path) -> Non
 # -- FastMCP ------------------------------------------------------------------------
 
 
-def test_fastmcp_read_skill_on_every_skill() -> None:
+def test_fastmcp_read_skill_on_every_skill(examples_skp: Path) -> None:
     from fastmcp import Client
     from fastmcp.client.transports import StdioTransport
     from fastmcp.skills.client import SkillsClientExtension
 
     async def run() -> dict[str, int]:
         transport = StdioTransport(
-            sys.executable, _server_args(SKILLS), env=cli_env(), keep_alive=False
+            sys.executable, _server_args(examples_skp), env=cli_env(), keep_alive=False
         )
         read: dict[str, int] = {}
         async with Client(transport, extensions=[SkillsClientExtension()]) as client:
@@ -184,7 +203,7 @@ def test_fastmcp_read_skill_on_every_skill() -> None:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy", "2026-07-28"])
-def test_mcp_sdk_client(mode: str) -> None:
+def test_mcp_sdk_client(mode: str, examples_skp: Path) -> None:
     import mcp_types as types
     from mcp import Client, StdioServerParameters
     from mcp.shared.exceptions import MCPDeprecationWarning
@@ -192,7 +211,7 @@ def test_mcp_sdk_client(mode: str) -> None:
     from pydantic import TypeAdapter
 
     params = StdioServerParameters(
-        command=sys.executable, args=_server_args(SKILLS), env=cli_env(), cwd=os.getcwd()
+        command=sys.executable, args=_server_args(examples_skp), env=cli_env(), cwd=os.getcwd()
     )
 
     async def raw(client: Client, method: str, **request_params: Any) -> dict[str, Any]:
