@@ -175,6 +175,8 @@ def _end_record(f: _File) -> _End:
 
 
 _LENGTHS = struct.Struct("<28x3H").unpack_from
+#: method, compressed size and size of a central directory record
+_SIZES = struct.Struct("<10xH8xLL").unpack_from
 
 
 def _scan_central_directory(buf: bytes, count: int) -> dict[bytes, int]:
@@ -482,8 +484,18 @@ class Bundle:
         and a sane compression ratio (``BND012``, ``BND009``, ``BND008``). The full mode does
         this while opening; the fast mode leaves it to this call (the server makes it at
         start) or to the first read of each file."""
-        for f in self._files.values():
-            self._located(f)
+        positions = self._central()
+        cd = self._cd
+        for uri, f in self._files.items():
+            # the common case without decoding a record: present, locked size, sane ratio
+            pos = positions.get(self._names[uri].encode("utf-8"))
+            if pos is not None:
+                method, csize, size = _SIZES(cd, pos)
+                if size == f.size and not (
+                    method == DEFLATED and size > RATIO_FLOOR and size > MAX_RATIO * max(csize, 1)
+                ):
+                    continue
+            self._located(f)  # raises the precise refusal
 
     # --- reading ---------------------------------------------------------------
     def _read_entry(self, e: ZipEntry, limit: int | None = None) -> bytes:
