@@ -17,7 +17,7 @@ from .archive.writer import COMPRESSIONS, Compression, write_bundle
 from .config import Config
 from .content import TreeSource
 from .discovery import SKIP_UNREADABLE, SourceTree, discover
-from .errors import EXIT_FINDINGS, SkillpackError, UsageError, display_path
+from .errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
 from .lock import LockError, check_lock, render_lock
 from .manifest import Manifest
@@ -100,6 +100,14 @@ def build(
         raise UsageError("BLD004", f"unknown compression {chosen!r} (use deflate or stored)")
     mode: Compression = "stored" if chosen == "stored" else "deflate"
     tree = discover(config)
+    if not tree.skills:
+        roots = ", ".join(str(r.path) for r in config.roots)
+        raise UsageError(
+            "BLD011",
+            f"no skills found under {roots} (a skill is a directory holding SKILL.md)",
+            Location(config.source_display),
+            hint="check the path given and the 'roots' of the configuration",
+        )
     unreadable = _unreadable(tree)
     if unreadable:
         raise SkillpackError(

@@ -275,7 +275,7 @@ def load_manifest(path: Path) -> Manifest:
         ) from None
     except OSError as exc:
         raise UsageError("DIF001", f"cannot read: {exc.strerror}", Location(str(path))) from None
-    if magic == b"PK\x03\x04":
+    if magic == b"PK\x03\x04" or path.suffix == ".skp":  # a .skp that is no zip: say so
         from .archive.reader import open_bundle
 
         with open_bundle(path, mode="full") as bundle:

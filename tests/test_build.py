@@ -327,3 +327,13 @@ def test_corpus_build_verify_inspect(corpus: Path, tmp_path: Path) -> None:
     assert info["totals"]["files"] == len(on_disk)
     assert info["totals"]["bytes"] == sum(p.stat().st_size for p in on_disk)
     assert {s["frontmatter"]["name"] for s in info["skills"]} == {p.name for p in corpus.iterdir()}
+
+
+def test_a_tree_without_skills_is_not_built(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    (empty / "docs").mkdir(parents=True)
+    (empty / "docs" / "README.md").write_text("no skills here\n")
+    proc = run_cli("build", empty)
+    assert proc.returncode == 2
+    assert "BLD011 no skills found under" in proc.stderr and str(empty) in proc.stderr
+    assert not (empty / "dist").exists() and not (empty / "skillpack.lock").exists()

@@ -132,3 +132,11 @@ def test_unpack_of_a_tampered_bundle_writes_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "tools/nested/notes.md" in proc.stderr
     assert not (tmp_path / "out").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
+
+
+def test_diff_names_a_broken_bundle_as_a_bundle(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.skp"
+    junk.write_bytes(b"not a zip at all\n")
+    proc = run_cli("diff", junk, tmp_path)
+    assert proc.returncode == 2
+    assert "junk.skp: BND001 not a zip archive" in proc.stderr

@@ -22,8 +22,14 @@ def diff_command(
     Exit 0 when A and B are the same, 1 when they differ, 2 on trouble (like diff(1)).
     """
     from ..diff import diff_manifests, load_manifest
+    from ..errors import EXIT_USAGE, SkillpackError
 
-    changes = diff_manifests(load_manifest(old), load_manifest(new))
+    try:
+        sides = load_manifest(old), load_manifest(new)
+    except SkillpackError as exc:  # exit 1 means "different": trouble is always 2
+        exc.exit_code = EXIT_USAGE
+        raise
+    changes = diff_manifests(*sides)
     if as_json:
         echo_json(changes.to_json())
     else:
