@@ -36,6 +36,7 @@ the strict frontmatter reader produces survives a round trip exactly.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from collections.abc import Mapping
@@ -151,7 +152,7 @@ def restore_nulls(value: dict[str, Any], pointers: list[str]) -> dict[str, Any]:
 
 
 # --- writing --------------------------------------------------------------------
-def lock_document(manifest: Manifest) -> dict[str, Any]:
+def lock_document(manifest: Manifest, index_digest_value: str) -> dict[str, Any]:
     skills = []
     for skill in manifest.skills:
         frontmatter, nulls = split_nulls(dict(skill.frontmatter))
@@ -164,7 +165,7 @@ def lock_document(manifest: Manifest) -> dict[str, Any]:
     return {
         "lock-version": LOCK_VERSION,
         "created-by": CREATED_BY,
-        "index-digest": index_digest(manifest),
+        "index-digest": index_digest_value,
         "name": manifest.name,
         "version": manifest.version,
         "skills": skills,
@@ -178,21 +179,40 @@ def _file_table(f: FileEntry) -> dict[str, Any]:
     return table
 
 
+#: Stands in for the index digest while the body is rendered (same length as a digest).
+_PLACEHOLDER = "sha256:" + "0" * 64
+
+
 def render_lock(manifest: Manifest) -> bytes:
-    """The canonical lock bytes of ``manifest``."""
+    """The canonical lock bytes of ``manifest``.
+
+    The body (everything after the three-line prologue) does not depend on the index
+    digest; the index records the body's digest, and the prologue the index's digest."""
     import tomli_w  # only writers need it
 
-    return tomli_w.dumps(lock_document(manifest)).encode("utf-8")
+    draft = tomli_w.dumps(lock_document(manifest, _PLACEHOLDER)).encode("utf-8")
+    match = PROLOGUE_RE.match(draft)
+    assert match is not None, "tomli-w writes the top-level keys first"
+    body = draft[match.end() :]
+    digest = index_digest(manifest, lock_body_digest(body))
+    return draft[: match.start(1)] + digest.encode("ascii") + draft[match.end(1) :]
+
+
+def split_lock(data: bytes) -> tuple[str, bytes] | None:
+    """(``index-digest``, body) of lock bytes that start with the prologue, else None."""
+    match = PROLOGUE_RE.match(data)
+    if match is None:
+        return None
+    return match.group(1).decode("ascii"), data[match.end() :]
+
+
+def lock_body_digest(body: bytes) -> str:
+    """The digest the index records of the lock's body (the bytes after the prologue)."""
+    return "sha256:" + hashlib.sha256(body).hexdigest()
 
 
 # --- reading --------------------------------------------------------------------
-def prologue_index_digest(data: bytes) -> str | None:
-    """The ``index-digest`` of a lock skillpack wrote, read from its first lines only."""
-    match = PROLOGUE_RE.match(data)
-    return match.group(1).decode("ascii") if match else None
-
-
-def parse_lock(data: bytes, where: str) -> Lock:
+def parse_lock(data: bytes, where: str, *, check_digest: bool = True) -> Lock:
     """Parse and validate lock bytes: TOML syntax, the JSON Schema, safe paths, URIs,
     nulls, and that ``index-digest`` matches the manifest the lock describes."""
     try:
@@ -213,12 +233,20 @@ def parse_lock(data: bytes, where: str) -> Lock:
             [f"also at '{k}': {m}" for k, m in errors[1:5]],
         )
     manifest = _manifest_of(doc, where)
-    expected = index_digest(manifest)
-    if doc["index-digest"] != expected:
+    parts = split_lock(data)
+    if parts is None:
         raise LockError(
             "LCK003",
-            f"index-digest {doc['index-digest']} does not match the locked skills "
-            f"(they give {expected})",
+            "the lock does not start with the lock-version, created-by and index-digest lines",
+            where,
+            "the lock was edited by hand; regenerate it with 'skillpack lock'",
+        )
+    expected = index_digest(manifest, lock_body_digest(parts[1]))
+    if check_digest and doc["index-digest"] != expected:
+        raise LockError(
+            "LCK003",
+            f"index-digest {doc['index-digest']} does not match the locked skills and "
+            f"the lock's bytes (they give {expected})",
             where,
             "the lock was edited by hand; regenerate it with 'skillpack lock'",
         )
@@ -310,7 +338,8 @@ def check_lock(path: Path, manifest: Manifest, expected: bytes | None = None) ->
     if actual == expected:
         return LockStatus(True, "")
     try:
-        locked = parse_lock(actual, str(path)).manifest
+        # the digest covers the lock's exact bytes: compare the data, whatever the bytes
+        locked = parse_lock(actual, str(path), check_digest=False).manifest
     except LockError as exc:
         return LockStatus(False, f"the lock is not valid: {exc.code} {exc.message}")
     changes = diff_manifests(locked, manifest)

@@ -122,9 +122,13 @@ def test_lock_check_reports_missing_invalid_and_noncanonical_locks(tmp_path: Pat
     lock.write_text(good.replace('name = "demo"', 'name = "demo"\nsurprise = 1'))
     proc = run_cli("lock", "--check", project)
     assert proc.returncode == 1 and "LCK002" in proc.stderr and "surprise" in proc.stderr
-    lock.write_text(good.replace("size = 12", "size = 13"))
+    lock.write_text(good.replace("size = 12", "size = 13"))  # hand-edited: the change is shown
     proc = run_cli("lock", "--check", project)
-    assert proc.returncode == 1 and "LCK003 index-digest" in proc.stderr  # hand-edited
+    assert proc.returncode == 1 and "out of date" in proc.stderr and "13 -> 12 bytes" in proc.stderr
+    # reading that lock as a lock (diff, or inside a bundle) refuses it: the index-digest
+    # covers the lock's data and its exact bytes
+    proc = run_cli("diff", lock, project)
+    assert proc.returncode == 2 and "LCK003 index-digest" in proc.stderr
     lock.write_text("not [ toml")
     proc = run_cli("lock", "--check", project)
     assert proc.returncode == 1 and "LCK001" in proc.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mcp_wire import HANG_GUARD_S, request_line
 
-from tests._bundles import Change, rewrite, set_entry
+from tests._bundles import Change, edit_lock, rewrite, set_entry
 from tests.conftest import EXAMPLES, cli_env, run_cli
 
 #: Modules that must not be imported on the serve path (bundle mode).
@@ -122,3 +122,22 @@ def test_the_archive_directory_is_checked_against_the_lock_at_start(
     assert proc.stdout == b""
     stderr = proc.stderr.decode()
     assert code in stderr and "brand-assets/assets/logo.png" in stderr
+
+
+def test_a_changed_lock_is_refused_at_start_even_with_the_index_intact(tmp_path: Path) -> None:
+    """The index carries the digest of the lock's body: editing the lock (here the locked
+    frontmatter of one skill) without rebuilding the index stops the server at start."""
+    bundle = tmp_path / "examples.skp"
+    assert run_cli("build", EXAMPLES, "-o", bundle).returncode == 0
+    broken = rewrite(
+        bundle,
+        tmp_path / "edited-lock.skp",
+        edit_lock(b"Handle customer refund requests", b"Handle ANY refund requests"),
+    )
+    proc = _run(
+        [sys.executable, "-m", "skillpack", "serve", str(broken)], request_line(1, "skills/list")
+    )
+    assert proc.returncode != 0 and proc.stdout == b""
+    assert b"BND013" in proc.stderr and b".skillpack/skillpack.lock" in proc.stderr
+    verify = run_cli("verify", broken)
+    assert verify.returncode != 0 and "BND013" in verify.stderr

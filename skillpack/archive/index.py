@@ -1,13 +1,16 @@
 """The bundle index: the manifest as compact canonical JSON (``.skillpack/index.json``).
 
 The server loads this instead of the TOML lock (``json.loads`` of a 1,000-skill index
-takes a few milliseconds; ``tomllib`` takes over a hundred). The lock records
-``index-digest``, the sha256 of these exact bytes, so a reader can tell that index and
-lock agree without parsing the lock (see :mod:`skillpack.archive.reader`).
+takes a few milliseconds; ``tomllib`` takes over a hundred). Index and lock vouch for
+each other without the lock being parsed: the lock's ``index-digest`` (its third line)
+is the sha256 of these exact bytes, and the index's ``lock-body`` is the sha256 of the
+lock's bytes after its three-line prologue. Every byte of the lock is thus covered: a
+reader checks both digests and knows that index and lock agree (see
+:mod:`skillpack.archive.reader`).
 
 Shape (format 1), serialized with :func:`skillpack.canonical.canonical_bytes`::
 
-    {"format": 1, "name": "...", "version": "...",
+    {"format": 1, "name": "...", "version": "...", "lock-body": "sha256:...",
      "skills": [{"path": "a/b", "uri": "skill://a/b/SKILL.md", "frontmatter": {...},
                  "files": [[encoded-path, size, digest, executable], ...]}, ...]}
 
@@ -28,11 +31,13 @@ from ..uri import SCHEME, decode_path, is_valid_segment
 from . import FORMAT_VERSION, INDEX_ENTRY, BundleError
 
 
-def index_document(manifest: Manifest) -> dict[str, Any]:
+def index_document(manifest: Manifest, lock_body: str) -> dict[str, Any]:
+    """The index of ``manifest``; ``lock_body`` is the digest of the lock's body."""
     return {
         "format": FORMAT_VERSION,
         "name": manifest.name,
         "version": manifest.version,
+        "lock-body": lock_body,
         "skills": [
             {
                 "path": s.skill_path,
@@ -48,21 +53,22 @@ def index_document(manifest: Manifest) -> dict[str, Any]:
     }
 
 
-def index_bytes(manifest: Manifest) -> bytes:
-    """The canonical index bytes of ``manifest``."""
-    return canonical_bytes(index_document(manifest))
+def index_bytes(manifest: Manifest, lock_body: str) -> bytes:
+    """The canonical index bytes of ``manifest`` and its lock's body digest."""
+    return canonical_bytes(index_document(manifest, lock_body))
 
 
-def index_digest(manifest: Manifest) -> str:
-    return sha256_digest(index_bytes(manifest))
+def index_digest(manifest: Manifest, lock_body: str) -> str:
+    return sha256_digest(index_bytes(manifest, lock_body))
 
 
 def _bad(where: str, message: str) -> BundleError:
     return BundleError("BND014", message, entry=where)
 
 
-def manifest_from_index(data: bytes, where: str = INDEX_ENTRY) -> Manifest:
-    """Rebuild the manifest from index bytes; refuse anything not of the expected shape."""
+def manifest_from_index(data: bytes, where: str = INDEX_ENTRY) -> tuple[Manifest, str]:
+    """Rebuild the manifest from index bytes, with the ``lock-body`` digest the index
+    records; refuse anything not of the expected shape."""
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -72,6 +78,9 @@ def manifest_from_index(data: bytes, where: str = INDEX_ENTRY) -> Manifest:
     name, version, skills = doc.get("name"), doc.get("version"), doc.get("skills")
     if not isinstance(name, str) or not isinstance(version, str) or not isinstance(skills, list):
         raise _bad(where, "missing name, version or skills")
+    lock_body = doc.get("lock-body")
+    if not (isinstance(lock_body, str) and len(lock_body) == 71 and lock_body[:7] == "sha256:"):
+        raise _bad(where, "lock-body digest missing or malformed")
     entries: list[SkillEntry] = []
     try:
         for s in skills:
@@ -99,4 +108,4 @@ def manifest_from_index(data: bytes, where: str = INDEX_ENTRY) -> Manifest:
             entries.append(SkillEntry(skill_path, uri, frontmatter, tuple(files)))
     except (KeyError, TypeError, ValueError, AttributeError):
         raise _bad(where, "a skill or file entry is not of the expected shape") from None
-    return Manifest(name, version, tuple(entries))
+    return Manifest(name, version, tuple(entries)), lock_body

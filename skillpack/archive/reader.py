@@ -4,9 +4,10 @@
 
 ``fast`` (the server): standard library only, no TOML parse. It reads the lock's first
 three lines (written in a fixed form, see :data:`skillpack.lock.PROLOGUE_RE`) for
-``index-digest``, checks that the sha256 of ``.skillpack/index.json`` equals it, and
-then trusts the index for the manifest. Every manifest file must be present in the
-central directory with the locked size and a sane compression ratio. Entry names are
+``index-digest``, checks that the sha256 of ``.skillpack/index.json`` equals it and that
+the index's ``lock-body`` equals the sha256 of the rest of the lock, and then trusts the
+index for the manifest. Every manifest file must be present in the central directory
+with the locked size and a sane compression ratio (:meth:`Bundle.check_directory`). Entry names are
 not otherwise inspected: a fast bundle never writes to the file system and only serves
 files the index lists, each checked against its digest when read.
 
@@ -98,7 +99,6 @@ Mode = Literal["fast", "full"]
 
 #: Metadata entries larger than this are refused (a 1,000-skill lock is ~1 MB).
 MAX_METADATA = 256 << 20
-LOCK_HEAD = 4096
 DIGEST_CHUNK = 1 << 20
 
 _PATH_CODES = {ABSOLUTE: "BND002", PARENT: "BND003", BACKSLASH: "BND004", DRIVE: "BND005"}
@@ -389,16 +389,18 @@ class Bundle:
         return self._read_entry(e, limit)
 
     def _open_fast(self) -> Manifest:
-        from ..lock import prologue_index_digest  # the module imports, never runs, tomli_w
+        from ..lock import lock_body_digest, split_lock  # imports, never runs, tomli_w
 
         lock_entry = self._local_entry(0, LOCK_ENTRY)
-        digest = prologue_index_digest(self._read_metadata(lock_entry, LOCK_HEAD))
-        if digest is None:
+        self._lock_bytes = self._read_metadata(lock_entry)
+        parts = split_lock(self._lock_bytes)
+        if parts is None:
             raise BundleError(
                 "BND013",
                 "the lock does not start with the lock-version, created-by and index-digest lines",
                 entry=LOCK_ENTRY,
             )
+        digest, body = parts
         index_offset = LOCAL.size + len(lock_entry.raw_name) + lock_entry.compressed_size
         self._metadata = (lock_entry, self._local_entry(index_offset, INDEX_ENTRY))
         index = self._read_metadata(self._metadata[1])
@@ -409,7 +411,14 @@ class Bundle:
                 f"lock's index-digest {digest}",
                 entry=INDEX_ENTRY,
             )
-        manifest = manifest_from_index(index)
+        manifest, lock_body = manifest_from_index(index)
+        if lock_body_digest(body) != lock_body:
+            raise BundleError(
+                "BND013",
+                "the lock's content differs from the lock the index was built from "
+                "(the lock was changed)",
+                entry=LOCK_ENTRY,
+            )
         for skill in manifest.skills:
             prefix = skill.skill_path + "/"
             for f in skill.files:
@@ -442,7 +451,13 @@ class Bundle:
             lock = parse_lock(self._lock_bytes, LOCK_ENTRY)
         except LockError as exc:
             raise BundleError("BND013", exc.message, entry=LOCK_ENTRY, hint=exc.hint) from None
-        if self._read_metadata(index_entry) != index_bytes(lock.manifest):
+        from ..lock import lock_body_digest, split_lock
+
+        parts = split_lock(self._lock_bytes)
+        assert parts is not None  # parse_lock checked the prologue
+        if self._read_metadata(index_entry) != index_bytes(
+            lock.manifest, lock_body_digest(parts[1])
+        ):
             raise BundleError(
                 "BND014",
                 "the index does not describe the same manifest as the lock",

@@ -260,7 +260,13 @@ def write_bundle(
             start += p.record_size
         out.write(block.data)
 
-    metadata = ((LOCK_ENTRY, lock_bytes), (INDEX_ENTRY, index_bytes(manifest)))
+    from ..lock import lock_body_digest, split_lock
+
+    parts = split_lock(lock_bytes)
+    if parts is None:
+        raise ValueError("lock_bytes must be a lock skillpack rendered")
+    index = index_bytes(manifest, lock_body_digest(parts[1]))
+    metadata = ((LOCK_ENTRY, lock_bytes), (INDEX_ENTRY, index))
     add(_block(_prepare(name, data, False, compression, stamp) for name, data in metadata))
     done = 0
     for block in _prepared_blocks(files, source, compression, stamp):
