@@ -5,7 +5,7 @@ stable ``code``, a message that says what is wrong and, where known, the file, l
 and column and a hint saying what to do. The CLI renders these; library callers can
 catch :class:`SkillpackError` and read the fields.
 
-Exit codes (documented in README.md and docs/cli.md):
+Exit codes (documented in README.md):
 
 ==  =================================================================
 0   success, nothing to report at error severity
