@@ -34,10 +34,6 @@ def encode_path(path: str) -> str:
     return "/".join(encode_segment(s) for s in path.split("/"))
 
 
-def needs_encoding(path: str) -> bool:
-    return encode_path(path) != path
-
-
 def file_uri(skill_path: str, file_path: str) -> str:
     """``skill://<skill-path>/<file-path>`` with the file path percent-encoded."""
     return f"{SCHEME}{encode_path(skill_path)}/{encode_path(file_path)}"
@@ -47,23 +43,8 @@ def skill_md_uri(skill_path: str) -> str:
     return file_uri(skill_path, SKILL_MD)
 
 
-def skill_root_uri(skill_path: str) -> str:
-    """The skill root directory resource: the SKILL.md URI minus ``/SKILL.md``."""
-    return f"{SCHEME}{encode_path(skill_path)}"
-
-
 def decode_path(encoded: str) -> str:
     return unquote(encoded, errors="strict")
-
-
-def split_skill_uri(uri: str) -> tuple[str, str] | None:
-    """``skill://a/b/SKILL.md`` -> (``a/b``, ``SKILL.md``); None when not a SKILL.md URI."""
-    if not uri.startswith(SCHEME) or not uri.endswith("/" + SKILL_MD):
-        return None
-    skill_path = uri[len(SCHEME) : -len(SKILL_MD) - 1]
-    if not skill_path:
-        return None
-    return skill_path, SKILL_MD
 
 
 def is_valid_segment(segment: str) -> bool:

@@ -1,23 +1,17 @@
 """``skillpack verify``: check every file of a bundle against its lock.
 
 :func:`verify_bundle` opens the bundle in full mode (every entry checked, the lock
-validated against its schema and the index, every file hashed against the lock) and
-then runs any extra ``checks`` on the opened bundle. Signature verification is not
-one of them: :func:`skillpack.signing.verify.verify_signed_bundle` checks the
-signature against the archive's raw bytes before it opens the bundle.
+validated against its schema and the index, every file hashed against the lock).
+Signatures are checked by :func:`skillpack.signing.verify.verify_signed_bundle`, against
+the archive's raw bytes before it opens the bundle the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from .archive.reader import Bundle, open_bundle
-
-#: An extra check on a fully verified bundle: returns a line for the report (or None)
-#: and raises a SkillpackError when the bundle must be refused.
-BundleCheck = Callable[[Bundle], "str | None"]
+from .archive.reader import open_bundle
 
 
 @dataclass(frozen=True)
@@ -31,13 +25,11 @@ class VerifyReport:
     files: int
     content_bytes: int  #: total size of the files
     size: int  #: archive bytes
-    notes: tuple[str, ...] = field(default=())
 
 
-def verify_bundle(path: Path, *, checks: Sequence[BundleCheck] = ()) -> VerifyReport:
+def verify_bundle(path: Path) -> VerifyReport:
     """Verify the bundle at ``path``; raise a SkillpackError naming the first problem."""
     with open_bundle(path, mode="full") as bundle:
-        notes = tuple(n for n in (check(bundle) for check in checks) if n)
         m = bundle.manifest
         return VerifyReport(
             Path(path),
@@ -49,5 +41,4 @@ def verify_bundle(path: Path, *, checks: Sequence[BundleCheck] = ()) -> VerifyRe
             m.file_count,
             m.total_size,
             bundle.size,
-            notes,
         )

@@ -43,8 +43,6 @@ def verify(
     )
     typer.echo(f"  archive {report.archive_digest}")
     typer.echo(f"  lock    {report.lock_digest}")
-    for note in report.notes:
-        typer.echo(f"  {note}")
 
 
 def register(app: typer.Typer) -> None:
