@@ -2,7 +2,8 @@
 
 Used wherever two JSON values must compare exactly (``1`` is not ``1.0`` is not
 ``true``, although Python's ``==`` says they are): the bundle index, frontmatter
-comparison in ``diff`` and ``lock --check``. Keys are sorted, separators compact,
+comparison in ``diff`` and ``lock --check``, and the client's and the checker's
+comparison of served frontmatter and entries. Keys are sorted, separators compact,
 non-ASCII kept as UTF-8, NaN and infinities refused (the strict frontmatter reader
 never produces them).
 """
@@ -25,5 +26,9 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def same_json(a: Any, b: Any) -> bool:
-    """True when ``a`` and ``b`` are the same JSON value (types included)."""
-    return canonical_json(a) == canonical_json(b)
+    """True when ``a`` and ``b`` are the same JSON value (types included). A value with no
+    canonical form (NaN or an infinity, which a peer's JSON may carry) is never the same."""
+    try:
+        return canonical_json(a) == canonical_json(b)
+    except ValueError:
+        return False

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from .canonical import canonical_json
+from .canonical import canonical_json, same_json
 from .manifest import FileEntry, Manifest, SkillEntry
 
 
@@ -210,7 +210,7 @@ def diff_frontmatter(
             changes.append(FrontmatterChange(where, "added", MISSING, b))
         elif isinstance(a, dict) and isinstance(b, dict):
             changes.extend(diff_frontmatter(a, b, where))
-        elif canonical_json(a) != canonical_json(b):
+        elif not same_json(a, b):
             changes.append(FrontmatterChange(where, "modified", a, b))
     return changes
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..canonical import same_json
 from ..client.session import LEGACY_VERSIONS, MODERN_VERSION, McpSession, ServerDescription
 from ..client.transport import RpcError, TransportError
 from ..client.verify import (
@@ -270,18 +271,19 @@ def skills_get(ctx: EraContext, out: Outcome) -> None:
     out.expect(code == -32602, f"skills/get of an unknown skill must give -32602, got {code}")
 
 
-def _same_entry(a: Any, b: Any) -> bool:
-    def norm(entry: Any) -> Any:
-        if not isinstance(entry, dict):
-            return entry
-        copy = dict(entry)
-        if isinstance(copy.get("resources"), list):
-            copy["resources"] = sorted(
-                copy["resources"], key=lambda r: json.dumps(r, sort_keys=True)
-            )
-        return json.dumps(copy, sort_keys=True)
+def _sort_key(resource: Any) -> str:
+    return json.dumps(resource, sort_keys=True)
 
-    return norm(a) == norm(b)
+
+def _same_entry(a: Any, b: Any) -> bool:
+    """The same skill entry, whatever the order of its resources (none is mandated)."""
+
+    def norm(entry: Any) -> Any:
+        if not isinstance(entry, dict) or not isinstance(entry.get("resources"), list):
+            return entry
+        return {**entry, "resources": sorted(entry["resources"], key=_sort_key)}
+
+    return same_json(norm(a), norm(b))
 
 
 def _expected_tree(entries: list[SkillEntry]) -> dict[str, dict[str, bool]]:

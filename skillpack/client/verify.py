@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..canonical import same_json
 from ..content import IntegrityError, check_bytes
 from ..errors import EXIT_FINDINGS, SkillpackError
 from ..frontmatter import FrontmatterError, parse_skill_md
@@ -38,10 +39,6 @@ class DynamicEntry:
     uri: str
     skill_path: str
     frontmatter: Mapping[str, Any]
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _skill_path_of(uri: str) -> str:
@@ -142,10 +139,9 @@ def frontmatter_differences(served: Mapping[str, Any], listed: Mapping[str, Any]
             out.append(f"{key}: listed but not in the served SKILL.md")
         elif key not in listed:
             out.append(f"{key}: in the served SKILL.md but not listed")
-        elif _canonical(served[key]) != _canonical(listed[key]):
-            out.append(
-                f"{key}: served {_canonical(served[key])} != listed {_canonical(listed[key])}"
-            )
+        elif not same_json(served[key], listed[key]):
+            shown = [json.dumps(v, ensure_ascii=False) for v in (served[key], listed[key])]
+            out.append(f"{key}: served {shown[0]} != listed {shown[1]}")
     return out
 
 
