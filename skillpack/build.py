@@ -1,8 +1,12 @@
 """The build pipeline: discover, lint, manifest, lock, archive.
 
-:func:`build` is the library form of ``skillpack build``. The archive is written to a
-temporary file beside the output and renamed into place, so an interrupted build
-leaves no half archive; every file is hashed again while it is written.
+:func:`build` is the library form of ``skillpack build``. One pass per skill, shared
+between worker processes on large trees: lint, the manifest entry, the skill's lock
+table and its files' archive entries are made from one read of each file, so the
+archive holds exactly the bytes the lock describes. Files too large to keep (or past
+the memory budget) are read again by the writer and checked against the manifest.
+The archive is written to a temporary file beside the output and renamed into place,
+so an interrupted build leaves no half archive.
 """
 
 from __future__ import annotations
@@ -13,14 +17,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .archive.writer import COMPRESSIONS, Compression, write_bundle
+from .archive.writer import (
+    COMPRESSIONS,
+    Compression,
+    PreparedEntry,
+    archive_name,
+    prepare_entry,
+    write_bundle,
+)
+from .archive.zipformat import dos_datetime
 from .config import Config
 from .content import TreeSource
 from .discovery import SKIP_UNREADABLE, SourceTree, discover
 from .errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
-from .lock import LockError, check_lock, render_lock
-from .manifest import Manifest
+from .lock import LockError, check_lock, render_lock, render_skill
+from .manifest import Manifest, SkillEntry
 from .signing.policy import SigningOptions
 
 if TYPE_CHECKING:
@@ -64,6 +76,37 @@ def tree_source(tree: SourceTree, manifest: Manifest) -> TreeSource:
     """The files on disk behind ``manifest``, keyed by URI."""
     paths = {skill.uri(f.rel): f.path for skill in tree.skills for f in skill.files}
     return TreeSource(manifest, paths)
+
+
+#: archive entries one (worker) process keeps in memory while it hashes files; a file
+#: past the budget is compressed by the writer instead, after reading it again
+PREPARED_BUDGET = 256 * 1024 * 1024
+
+
+class _Preparer:
+    """The per-skill hook of a build: in the process that hashed them, each file read
+    whole becomes its archive entry (compressed on every core), and the skill's lock
+    table is rendered."""
+
+    def __init__(self, compression: Compression, stamp: tuple[int, int]) -> None:
+        self.compression = compression
+        self.stamp = stamp
+        self.budget = PREPARED_BUDGET  # each forked worker spends its own copy
+
+    def __call__(
+        self, entry: SkillEntry, contents: dict[str, bytes]
+    ) -> tuple[list[PreparedEntry], str]:
+        made: list[PreparedEntry] = []
+        for f in entry.files:
+            data = contents.get(f.path)
+            if data is None or len(data) > self.budget:
+                continue
+            name = archive_name(entry.skill_path, f)
+            made.append(
+                prepare_entry(name, data, f.executable, self.compression, self.stamp, f.digest)
+            )
+            self.budget -= len(made[-1].record)
+        return made, render_skill(entry)
 
 
 def _unreadable(tree: SourceTree) -> list[str]:
@@ -117,7 +160,7 @@ def build(
             exit_code=EXIT_FINDINGS,
             details=unreadable[:20],
         )
-    from .gate import gated_manifest
+    from .gate import gated_prepare
 
     def refuse(findings: list[Finding]) -> SkillpackError:
         from .lint.reporters import location
@@ -130,8 +173,14 @@ def build(
             details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[:50]],
         )
 
-    manifest = gated_manifest(tree, lint=lint, refuse=refuse)
-    lock_bytes = render_lock(manifest)
+    epoch = source_date_epoch() if epoch is None else epoch
+    preparer = _Preparer(mode, dos_datetime(epoch))
+    manifest, products = gated_prepare(tree, lint=lint, refuse=refuse, hook=preparer)
+    lock_bytes = render_lock(manifest, [table for _, table in products])
+    prepared: dict[str, PreparedEntry] = {}
+    for made, _ in products:
+        for item in made:
+            prepared.setdefault(item.name.decode("utf-8"), item)
     lock_path = config.lock_path
     if locked:
         status = check_lock(lock_path, manifest, lock_bytes)
@@ -154,8 +203,9 @@ def build(
             lock_bytes,
             tree_source(tree, manifest),
             compression=mode,
-            epoch=source_date_epoch() if epoch is None else epoch,
+            epoch=epoch,
             progress=progress,
+            prepared=prepared,
         )
     signature = None
     if sign is not None and signer is not None:

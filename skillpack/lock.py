@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -153,23 +153,31 @@ def restore_nulls(value: dict[str, Any], pointers: list[str]) -> dict[str, Any]:
 
 # --- writing --------------------------------------------------------------------
 def lock_document(manifest: Manifest, index_digest_value: str) -> dict[str, Any]:
-    skills = []
-    for skill in manifest.skills:
-        frontmatter, nulls = split_nulls(dict(skill.frontmatter))
-        table: dict[str, Any] = {"path": skill.skill_path, "uri": skill.uri}
-        if nulls:
-            table["frontmatter-nulls"] = nulls
-        table["files"] = [_file_table(f) for f in skill.files]
-        table["frontmatter"] = frontmatter
-        skills.append(table)
+    return {
+        **_head(manifest, index_digest_value),
+        "skills": [skill_table(skill) for skill in manifest.skills],
+    }
+
+
+def _head(manifest: Manifest, index_digest_value: str) -> dict[str, Any]:
     return {
         "lock-version": LOCK_VERSION,
         "created-by": CREATED_BY,
         "index-digest": index_digest_value,
         "name": manifest.name,
         "version": manifest.version,
-        "skills": skills,
     }
+
+
+def skill_table(skill: SkillEntry) -> dict[str, Any]:
+    """The ``[[skills]]`` table of one skill."""
+    frontmatter, nulls = split_nulls(dict(skill.frontmatter))
+    table: dict[str, Any] = {"path": skill.skill_path, "uri": skill.uri}
+    if nulls:
+        table["frontmatter-nulls"] = nulls
+    table["files"] = [_file_table(f) for f in skill.files]
+    table["frontmatter"] = frontmatter
+    return table
 
 
 def _file_table(f: FileEntry) -> dict[str, Any]:
@@ -181,16 +189,39 @@ def _file_table(f: FileEntry) -> dict[str, Any]:
 
 #: Stands in for the index digest while the body is rendered (same length as a digest).
 _PLACEHOLDER = "sha256:" + "0" * 64
+_AOT_HEADER = "[[skills]]\n"
 
 
-def render_lock(manifest: Manifest) -> bytes:
-    """The canonical lock bytes of ``manifest``.
+def render_skill(skill: SkillEntry) -> str:
+    """One skill's ``[[skills]]`` table (and its sub-tables) exactly as the lock holds it:
+    the lock is its head followed by these, each after a blank line, so workers can
+    render them in parallel (:func:`render_lock`'s ``rendered``)."""
+    import tomli_w  # only writers need it
+
+    return tomli_w.dumps({"skills": [skill_table(skill)]})
+
+
+def render_lock(manifest: Manifest, rendered: Sequence[str] | None = None) -> bytes:
+    """The canonical lock bytes of ``manifest``: tomli-w's rendering of
+    :func:`lock_document`. ``rendered``: :func:`render_skill` of each skill, when done
+    already.
 
     The body (everything after the three-line prologue) does not depend on the index
     digest; the index records the body's digest, and the prologue the index's digest."""
     import tomli_w  # only writers need it
 
-    draft = tomli_w.dumps(lock_document(manifest, _PLACEHOLDER)).encode("utf-8")
+    chunks = list(rendered) if rendered is not None else None
+    if chunks is None and manifest.skills:
+        chunks = [render_skill(skill) for skill in manifest.skills]
+    if chunks and all(chunk.startswith(_AOT_HEADER) for chunk in chunks):
+        # what tomli-w writes for the whole document: an array of tables, each after a
+        # blank line (a skill table never fits tomli-w's inline form: its SKILL.md
+        # digest alone is too long)
+        head = tomli_w.dumps(_head(manifest, _PLACEHOLDER))
+        text = "".join([head, *("\n" + chunk for chunk in chunks)])
+    else:
+        text = tomli_w.dumps(lock_document(manifest, _PLACEHOLDER))
+    draft = text.encode("utf-8")
     match = PROLOGUE_RE.match(draft)
     assert match is not None, "tomli-w writes the top-level keys first"
     body = draft[match.end() :]

@@ -11,8 +11,9 @@ included in their enclosing skill).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from .frontmatter import FrontmatterError, JSONValue, parse_skill_md
 from .uri import SKILL_MD, file_uri, skill_md_uri
 
 if TYPE_CHECKING:  # discovery (and pathspec) stay off the serve path
-    from .discovery import SourceSkill, SourceTree
+    from .discovery import SourceFile, SourceSkill, SourceTree
 
 DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
 MAX_FILES_PER_SKILL = 512
@@ -143,26 +144,69 @@ def _frontmatter_of(skill: SourceSkill, data: bytes) -> dict[str, JSONValue]:
         ) from None
 
 
+#: files up to this size are read whole, once, and their bytes handed on (to the lint
+#: checks, a per-skill hook); larger files are hashed as a stream
+WHOLE_READ_MAX = 1024 * 1024
+
+#: reads a file whole: the default reads it from disk; the lint gate passes one that
+#: shares what its checks already read
+Reader = Callable[["SourceFile"], bytes]
+#: made in the same (worker) process from a skill's finished entry and the bytes of the
+#: files hashed for it (by path relative to the skill; files read whole only); its
+#: result travels back with the entry (so it must pickle)
+SkillHook = Callable[[SkillEntry, dict[str, bytes]], Any]
+
+
+def read_file(f: SourceFile) -> bytes:
+    """The whole of ``f``: one ``read`` call when it still has the size discovery saw,
+    more until the end of the file when it does not."""
+    fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        want = f.size + 1
+        data = os.read(fd, want)
+        if len(data) == f.size:  # a short read of a regular file is its end
+            return data
+        parts = [data]
+        while data:
+            data = os.read(fd, max(want, 65536))
+            parts.append(data)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
 def build_skill_entry(
     skill: SourceSkill,
     digests: dict[Path, tuple[str, int]],
     skill_md: tuple[bytes, dict[str, JSONValue]] | None = None,
+    *,
+    read: Reader = read_file,
+    contents: dict[str, bytes] | None = None,
 ) -> SkillEntry:
     """The entry of ``skill``: every file hashed (``digests`` caches them by path), the
     ``SKILL.md`` frontmatter read strictly. ``skill_md``: its bytes and frontmatter when
-    the caller has read and parsed them already (the lint gate has)."""
+    the caller has read and parsed them already (the lint gate has). ``contents``, when
+    given, receives the bytes of every file hashed here that was read whole (by path
+    relative to the skill): exactly the bytes the digests describe."""
     files: list[FileEntry] = []
     frontmatter: dict[str, JSONValue] | None = None
     for sf in skill.files:
+        data: bytes | None = None
         if sf.rel == SKILL_MD:
-            data, frontmatter = skill_md or _read_skill_md(skill, sf.path)
+            data, frontmatter = skill_md or _read_skill_md(skill, sf, read)
             digest, size = sha256_digest(data), len(data)
             digests[sf.path] = (digest, size)
         elif sf.path in digests:
             digest, size = digests[sf.path]
         else:
-            digest, size = file_digest(sf.path)
+            if sf.size <= WHOLE_READ_MAX:
+                data = read(sf)
+                digest, size = sha256_digest(data), len(data)
+            else:
+                digest, size = file_digest(sf.path)
             digests[sf.path] = (digest, size)
+        if contents is not None and data is not None:
+            contents[sf.rel] = data
         files.append(FileEntry(sf.rel, file_uri(skill.skill_path, sf.rel), size, digest,
                                sf.executable))  # fmt: skip
     if frontmatter is None:  # discovery only yields directories holding SKILL.md
@@ -170,49 +214,82 @@ def build_skill_entry(
     return SkillEntry(skill.skill_path, skill_md_uri(skill.skill_path), frontmatter, tuple(files))
 
 
-def _read_skill_md(skill: SourceSkill, path: Path) -> tuple[bytes, dict[str, JSONValue]]:
-    data = path.read_bytes()
+def _read_skill_md(
+    skill: SourceSkill, sf: SourceFile, read: Reader
+) -> tuple[bytes, dict[str, JSONValue]]:
+    data = read(sf)
     return data, _frontmatter_of(skill, data)
 
 
-def try_skill_entry(
+@dataclass(frozen=True, slots=True)
+class PreparedSkill:
+    """A skill's entry, built in a worker, and what the per-skill hook made of it."""
+
+    entry: SkillEntry
+    product: Any = None
+
+
+def prepare_skill(
     skill: SourceSkill,
     digests: dict[Path, tuple[str, int]],
     skill_md: tuple[bytes, dict[str, JSONValue]] | None = None,
-) -> SkillEntry | None:
-    """:func:`build_skill_entry`, or None where it would fail: for workers, whose
-    errors :func:`build_manifest` raises again, in order, by building that entry itself."""
+    *,
+    read: Reader = read_file,
+    hook: SkillHook | None = None,
+) -> PreparedSkill | None:
+    """:func:`build_skill_entry` and ``hook`` of it, or None where the entry cannot be
+    built: for workers, whose errors :func:`prepare_manifest` raises again, in order, by
+    building that entry itself."""
+    contents: dict[str, bytes] | None = {} if hook is not None else None
     try:
-        return build_skill_entry(skill, digests, skill_md)
+        entry = build_skill_entry(skill, digests, skill_md, read=read, contents=contents)
     except (OSError, SkillpackError):
         return None
+    return PreparedSkill(entry, None if hook is None else hook(entry, contents or {}))
+
+
+def prepare_manifest(
+    tree: SourceTree,
+    skills: Iterable[SourceSkill] | None = None,
+    *,
+    prepared: Sequence[PreparedSkill | None] | None = None,
+    hook: SkillHook | None = None,
+    jobs: int | None = None,
+) -> tuple[Manifest, list[Any]]:
+    """The manifest of ``tree`` (or of ``skills``), and ``hook``'s product for each skill
+    (None without a hook). ``prepared``: skills already prepared (by :func:`prepare_skill`,
+    one per skill, None for any to build here). Otherwise large trees are shared between
+    ``jobs`` forked workers (default: :func:`~skillpack.parallel.default_jobs`), each
+    file read once for its digest and ``hook``."""
+    chosen = tree.skills if skills is None else list(skills)
+    if prepared is None:
+        from .parallel import default_jobs, map_ranges
+
+        def prepare_range(start: int, stop: int) -> list[PreparedSkill | None]:
+            digests: dict[Path, tuple[str, int]] = {}
+            return [prepare_skill(s, digests, hook=hook) for s in chosen[start:stop]]
+
+        workers = default_jobs(len(chosen)) if jobs is None else jobs
+        parts = map_ranges(prepare_range, len(chosen), workers)
+        prepared = [item for part in parts for item in part]
+    digests: dict[Path, tuple[str, int]] = {}
+    done: list[PreparedSkill] = []
+    for skill, item in zip(chosen, prepared, strict=True):
+        if item is None:  # raises the error the worker saw (or builds it, if it passed)
+            contents: dict[str, bytes] | None = {} if hook is not None else None
+            entry = build_skill_entry(skill, digests, contents=contents)
+            item = PreparedSkill(entry, None if hook is None else hook(entry, contents or {}))
+        done.append(item)
+    manifest = Manifest(tree.config.name, tree.config.version, tuple(item.entry for item in done))
+    return manifest, [item.product for item in done]
 
 
 def build_manifest(
     tree: SourceTree,
     skills: Iterable[SourceSkill] | None = None,
     *,
-    prepared: Sequence[SkillEntry | None] | None = None,
     jobs: int | None = None,
 ) -> Manifest:
     """Hash every published file and read every frontmatter of ``tree`` (or of
-    ``skills``). ``prepared``: entries already built (by :func:`try_skill_entry`, one
-    per skill, None for any to build here). Otherwise large trees are shared between
-    ``jobs`` forked workers (default: :func:`~skillpack.parallel.default_jobs`)."""
-    chosen = tree.skills if skills is None else list(skills)
-    if prepared is None:
-        from .parallel import default_jobs, map_ranges
-
-        def entries_of(start: int, stop: int) -> list[SkillEntry | None]:
-            digests: dict[Path, tuple[str, int]] = {}
-            return [try_skill_entry(s, digests) for s in chosen[start:stop]]
-
-        workers = default_jobs(len(chosen)) if jobs is None else jobs
-        parts = map_ranges(entries_of, len(chosen), workers)
-        prepared = [entry for part in parts for entry in part]
-    digests: dict[Path, tuple[str, int]] = {}
-    entries = tuple(
-        entry if entry is not None else build_skill_entry(skill, digests)
-        for skill, entry in zip(chosen, prepared, strict=True)
-    )
-    return Manifest(tree.config.name, tree.config.version, entries)
+    ``skills``): :func:`prepare_manifest` without a hook."""
+    return prepare_manifest(tree, skills, jobs=jobs)[0]

@@ -43,18 +43,21 @@ def _run_range(bounds: tuple[int, int]) -> Any:
 
 def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
     """``work(start, stop)`` over ``range(count)`` split into ``jobs`` contiguous ranges
-    (nested skills stay next to their parents), in forked workers when ``jobs > 1``; the
-    results in range order. ``work`` must return picklable values."""
+    (nested skills stay next to their parents): the first ones in forked workers, the
+    last in this process meanwhile (its results need no pickling); the results in range
+    order. ``work`` must return picklable values."""
     global _FORKED
     jobs = min(jobs, count)
     if jobs <= 1:
         return [work(0, count)]
     import multiprocessing
 
-    edges = [count * i // jobs for i in range(jobs + 1)]
+    ranges = list(itertools.pairwise([count * i // jobs for i in range(jobs + 1)]))
     _FORKED = work
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_run_range, list(itertools.pairwise(edges)))
+        with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
+            forked = pool.map_async(_run_range, ranges[:-1])
+            own = work(*ranges[-1])
+            return [*forked.get(), own]
     finally:
         _FORKED = None

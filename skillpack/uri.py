@@ -29,8 +29,14 @@ def encode_segment(segment: str) -> str:
     return quote(segment, safe=_PCHAR_SAFE)
 
 
+#: paths that need no percent-encoding (the common case, checked without quoting)
+_PLAIN_PATH_RE = re.compile(r"[A-Za-z0-9._~/-]*")
+
+
 def encode_path(path: str) -> str:
     """Percent-encode a ``/``-separated relative path segment by segment."""
+    if _PLAIN_PATH_RE.fullmatch(path):
+        return path
     return "/".join(encode_segment(s) for s in path.split("/"))
 
 

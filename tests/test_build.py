@@ -337,3 +337,40 @@ def test_a_tree_without_skills_is_not_built(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "BLD011 no skills found under" in proc.stderr and str(empty) in proc.stderr
     assert not (empty / "dist").exists() and not (empty / "skillpack.lock").exists()
+
+
+@pytest.mark.parametrize("compression", ["deflate", "stored"])
+def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
+    tmp_path: Path, compression: str
+) -> None:
+    """The build makes each file's archive entry from the bytes it hashed (in the
+    workers); the bundle is byte for byte the one the writer makes reading every file
+    again, large files (read again by the writer) and nested skills included."""
+    from skillpack.archive.writer import write_bundle
+    from skillpack.build import build as build_bundle
+    from skillpack.build import tree_source
+    from skillpack.config import resolve_config
+    from skillpack.discovery import discover
+    from skillpack.lock import render_lock
+    from skillpack.manifest import WHOLE_READ_MAX, build_manifest
+
+    project = make_project(tmp_path / "p")
+    big = random.Random(7).randbytes(WHOLE_READ_MAX + 1)
+    write_skill(project / "skills", "large", files={"assets/big.bin": big, "ü.md": "ü\n"})
+    config = resolve_config([project])
+    built = build_bundle(config, output=tmp_path / "a.skp", compression=compression, epoch=0)
+    manifest = build_manifest(discover(config))
+    tree = discover(config)
+    with open(tmp_path / "b.skp", "wb") as fh:
+        write_bundle(
+            fh,
+            manifest,
+            render_lock(manifest),
+            tree_source(tree, manifest),
+            compression=compression,  # type: ignore[arg-type]
+            epoch=0,
+        )
+    assert built.output.read_bytes() == (tmp_path / "b.skp").read_bytes()
+    with zipfile.ZipFile(built.output) as zf:
+        assert zf.read("large/assets/big.bin") == big
+        assert zf.testzip() is None

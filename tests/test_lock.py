@@ -14,7 +14,16 @@ from hypothesis import strategies as st
 
 from skillpack._schemas import load_schema
 from skillpack.canonical import canonical_json
-from skillpack.lock import render_lock, restore_nulls, split_nulls
+from skillpack.lock import (
+    lock_document,
+    parse_lock,
+    render_lock,
+    render_skill,
+    restore_nulls,
+    split_lock,
+    split_nulls,
+)
+from skillpack.manifest import FileEntry, Manifest, SkillEntry
 from tests._bundles import make_project
 from tests.conftest import EXAMPLES, run_cli, write_skill
 
@@ -206,3 +215,34 @@ def test_render_lock_is_a_function_of_the_manifest_only(tmp_path: Path) -> None:
 
     manifest = build_manifest(discover(resolve_config([EXAMPLES])))
     assert render_lock(manifest) == (EXAMPLES / "skillpack.lock").read_bytes()
+
+
+def _entry(index: int, frontmatter: dict, files: int) -> SkillEntry:
+    path = f"team/skill-{index:03d}"
+    made = [
+        FileEntry(name, f"skill://{path}/{name}", 10 + i, "sha256:" + f"{i:x}" * 64, i % 2 == 1)
+        for i, name in enumerate(["SKILL.md", *(f"references/f{i}.md" for i in range(files))])
+    ]
+    return SkillEntry(path, f"skill://{path}/SKILL.md", frontmatter, tuple(made))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.dictionaries(st.text(max_size=6), json_values, max_size=5), st.integers(0, 3)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_lock_rendered_per_skill_is_tomli_w_rendering_of_the_whole_document(skills: list) -> None:
+    """Workers render each skill's table; joined, they are exactly tomli-w's output for the
+    whole lock document (and tomllib reads the manifest back)."""
+    import tomli_w
+
+    manifest = Manifest(
+        "n", "1.0", tuple(_entry(i, fm, files) for i, (fm, files) in enumerate(skills))
+    )
+    rendered = render_lock(manifest, [render_skill(s) for s in manifest.skills])
+    whole = tomli_w.dumps(lock_document(manifest, split_lock(rendered)[0])).encode()
+    assert rendered == whole
+    assert parse_lock(rendered, "test").manifest == manifest

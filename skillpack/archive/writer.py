@@ -22,7 +22,7 @@ import hashlib
 import stat
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
@@ -75,21 +75,23 @@ class WriteResult:
 
 
 @dataclass(frozen=True, slots=True)
-class _Prepared:
-    """An entry ready to be written: its local record (header, name, payload) and what
-    its central directory record needs besides the offset."""
+class PreparedEntry:
+    """An entry ready to be written: its local record (header, name, payload), what its
+    central directory record needs besides the offset, and the digest of the bytes it
+    holds (so a writer can tell it belongs to the manifest's file)."""
 
     name: bytes
     common: tuple[int, ...]  #: the fields local header and central record share
     mode: int
-    record_size: int
+    record: bytes
+    digest: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class _Block:
     """Consecutive entries and their local records, joined: written and hashed at once."""
 
-    entries: list[_Prepared]
+    entries: list[PreparedEntry]
     data: bytes
 
 
@@ -122,10 +124,17 @@ def archive_files(manifest: Manifest) -> list[tuple[str, FileEntry]]:
     return sorted(by_name.items(), key=lambda item: item[0].encode("utf-8"))
 
 
-def _prepare(
-    name: str, data: bytes, executable: bool, compression: Compression, stamp: tuple[int, int]
-) -> tuple[_Prepared, bytes]:
-    """The entry of ``data`` and its local record, at DOS ``stamp`` (time, date)."""
+def prepare_entry(
+    name: str,
+    data: bytes,
+    executable: bool,
+    compression: Compression,
+    stamp: tuple[int, int],
+    digest: str | None = None,
+) -> PreparedEntry:
+    """The entry ``name`` holding ``data``, at DOS ``stamp`` (time, date:
+    :func:`~skillpack.archive.zipformat.dos_datetime`); ``digest`` is ``data``'s, when
+    the entry is made ahead of :func:`write_bundle` (the build's workers do)."""
     raw_name = name.encode("utf-8")
     flags = 0 if raw_name.isascii() else FLAG_UTF8
     method, payload = STORED, data
@@ -139,16 +148,12 @@ def _prepare(
     record = b"".join(
         (LOCAL.pack(LOCAL_SIG, VERSION, 0, *common, len(raw_name), 0), raw_name, payload)
     )
-    return _Prepared(raw_name, common, mode, len(record)), record
+    return PreparedEntry(raw_name, common, mode, record, digest)
 
 
-def _block(items: Iterable[tuple[_Prepared, bytes]]) -> _Block:
-    entries: list[_Prepared] = []
-    records: list[bytes] = []
-    for entry, record in items:
-        entries.append(entry)
-        records.append(record)
-    return _Block(entries, b"".join(records))
+def _block(entries: Iterable[PreparedEntry]) -> _Block:
+    done = list(entries)
+    return _Block(done, b"".join(p.record for p in done))
 
 
 class _HashingWriter:
@@ -196,17 +201,22 @@ def _prepared_blocks(
     source: ContentSource,
     compression: Compression,
     stamp: tuple[int, int],
+    ready: Mapping[str, PreparedEntry],
 ) -> Iterator[_Block]:
     """Read, re-check, compress and frame files on two threads (zlib, hashlib and file
     reads release the GIL), in batches so small files do not pay a hand-off each (and
     the writing thread takes the GIL once per batch, not once per file), yielding them
     in order with a bounded look-ahead."""
 
+    def entry_of(name: str, entry: FileEntry) -> PreparedEntry:
+        made = ready.get(name)
+        if made is not None and made.digest == entry.digest and made.common[2:4] == stamp:
+            return made
+        data = _read_checked(source, entry)
+        return prepare_entry(name, data, entry.executable, compression, stamp)
+
     def job(batch: list[tuple[str, FileEntry]]) -> _Block:
-        return _block(
-            _prepare(name, _read_checked(source, entry), entry.executable, compression, stamp)
-            for name, entry in batch
-        )
+        return _block(entry_of(name, entry) for name, entry in batch)
 
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
         pending: deque[Future[_Block]] = deque()
@@ -232,9 +242,12 @@ def write_bundle(
     compression: Compression = "deflate",
     epoch: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    prepared: Mapping[str, PreparedEntry] | None = None,
 ) -> WriteResult:
-    """Write the bundle of ``manifest`` to ``fh``. Every file is read from ``source`` and
-    checked against the manifest again while it is written (BuildError BLD001 if it
+    """Write the bundle of ``manifest`` to ``fh``. ``prepared``: entries already made (by
+    :func:`prepare_entry`, with ``compression`` and ``epoch``'s stamp) by entry name,
+    used when their digest is the manifest's. Every other file is read from ``source``
+    and checked against the manifest again while it is written (BuildError BLD001 if it
     changed). ``progress(done, total)`` is called after each file."""
     if compression not in COMPRESSIONS:
         raise BuildError("BLD004", f"unknown compression {compression!r} (use deflate or stored)")
@@ -257,7 +270,7 @@ def write_bundle(
                              len(p.name), 0, 0, 0, 0, p.mode << 16, start)
                 + p.name
             )  # fmt: skip
-            start += p.record_size
+            start += len(p.record)
         out.write(block.data)
 
     from ..lock import lock_body_digest, split_lock
@@ -267,9 +280,10 @@ def write_bundle(
         raise ValueError("lock_bytes must be a lock skillpack rendered")
     index = index_bytes(manifest, lock_body_digest(parts[1]))
     metadata = ((LOCK_ENTRY, lock_bytes), (INDEX_ENTRY, index))
-    add(_block(_prepare(name, data, False, compression, stamp) for name, data in metadata))
+    add(_block(prepare_entry(name, data, False, compression, stamp) for name, data in metadata))
     done = 0
-    for block in _prepared_blocks(files, source, compression, stamp):
+    ready = prepared or {}
+    for block in _prepared_blocks(files, source, compression, stamp, ready):
         add(block)
         if progress is not None:
             for _ in block.entries:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..discovery import SourceSkill, SourceTree
+from ..discovery import SourceFile, SourceSkill, SourceTree
 from ..frontmatter import (
     BOM,
     Frontmatter,
@@ -16,6 +16,8 @@ from ..frontmatter import (
     parse_skill_md,
     split_frontmatter,
 )
+from ..manifest import WHOLE_READ_MAX, read_file
+from ..uri import SKILL_MD
 from .finding import Finding
 from .selection import LintOptions
 
@@ -45,6 +47,23 @@ class SkillContext:
     def __init__(self, run: RunContext, skill: SourceSkill) -> None:
         self.run = run
         self.skill = skill
+        self._kept: dict[Path, bytes] = {}
+
+    def read(self, f: SourceFile) -> bytes:
+        """The bytes of one of the skill's files, read once for the checks and the
+        manifest entry built after them (``SKILL.md``: :attr:`raw`; files larger than
+        :data:`~skillpack.manifest.WHOLE_READ_MAX` are not kept). Raises OSError."""
+        if f.rel == SKILL_MD:
+            raw = self.raw
+            if isinstance(raw, OSError):
+                raise raw
+            return raw
+        data = self._kept.get(f.path)
+        if data is None:
+            data = read_file(f)
+            if len(data) <= WHOLE_READ_MAX:
+                self._kept[f.path] = data
+        return data
 
     def finding(
         self,

@@ -13,7 +13,6 @@ from ...discovery import (
     SKIP_UNREADABLE,
     Skipped,
 )
-from ...uri import SKILL_MD
 from ..context import RunContext, SkillContext
 from ..finding import Finding
 from ..secrets import ENV_FILE_RE, find_secrets, line_and_column
@@ -120,19 +119,16 @@ def secrets(ctx: SkillContext) -> Iterator[Finding]:
                 hint="remove it from the skill or exclude it",
             )
             continue
-        if f.rel == SKILL_MD and isinstance(ctx.raw, bytes):
-            data = ctx.raw
-        else:
-            try:
-                data = f.path.read_bytes()
-            except OSError as exc:
-                yield ctx.finding(
-                    "SP306",
-                    f"cannot be read: {exc.strerror or exc}",
-                    f.path,
-                    hint="fix its permissions or remove it",
-                )
-                continue
+        try:
+            data = ctx.read(f)
+        except OSError as exc:
+            yield ctx.finding(
+                "SP306",
+                f"cannot be read: {exc.strerror or exc}",
+                f.path,
+                hint="fix its permissions or remove it",
+            )
+            continue
         for hit in find_secrets(data):
             line, column = line_and_column(data, hit.offset)
             yield ctx.finding(
