@@ -1,0 +1,208 @@
+"""The frontmatter fast path gives exactly what the ruamel event walk gives, or nothing.
+
+``_fast_parse`` is checked against the reference path (``_check_block`` then
+``_walk_events``, ruamel.yaml's event stream) on thousands of generated blocks built
+from tricky pieces, on every SKILL.md of the examples and the shared corpus, and
+through the public ``parse_skill_md``.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from skillpack import frontmatter as fm
+from skillpack.frontmatter import FrontmatterError, KeyPath, parse_skill_md, parse_yaml_subset
+from tests.conftest import CORPUS, EXAMPLES
+
+Positions = dict[KeyPath, tuple[int, int]]
+
+ORDINARY_KEYS = ["name", "description", "license", "metadata", "owner", "a", "b_c", "x.y"]
+ORDINARY_VALUES = [
+    "x", "skill-0001", "Apache-2.0", "Complete terms in LICENSE.txt", "team-1", "1", "0",
+    "1.5", "Bash(git:*) Read", '"1.1"', "'2'", "true", "héllo", "http://x", "a, b.", "x  ",
+]  # fmt: skip
+KEYS = [
+    "name", "description", "license", "metadata", "version", "a", "b_c", "x.y", "k-1",
+    "_k", "K", "inf", "nan", "e1", "true", "True", "null", "NULL", "1", "on", "y", "no",
+    "<<", "=", "~", "-k", "a b", "k:", '"q"', "'q'", "x" * 99, "x" * 100, "x" * 101,
+]  # fmt: skip
+VALUES = [
+    "", "x", "skill-0001", "Apache-2.0", "Complete terms in LICENSE.txt", "team-1",
+    "1", "-1", "+1", "0", "1.5", ".5", "1.", "1e3", "1e+3", "1.5e-3", "0o7", "012", "0x1F",
+    "0b101", "1_000", "12:30", "1:2:3", "9007199254740991", "9007199254740993", "1e400",
+    "yes", "no", "On", "y", "~", "null", "Null", "true", "False", ".inf", "-.inf", ".nan",
+    "2024-01-02", "2024-1-2 10:00:00", "http://x", "https://e.com/a?b=c#d", "a:b", "a: b",
+    "a:", "a #b", "a#b", "#x", "-x", "- x", "-", "--", "---", "...", "a ---", "?x", "? x",
+    ":x", ": x", "[x]", "{x}", "x]", "x}", "a, b", "&a x", "*a", "!t x", "!!str 1", "|",
+    "|-", ">", ">-", "%x", "@x", "`x`", "=", "<<", "Bash(python3:*) Read",
+    '"q"', '""', '"a b"', '"a\\"b"', '"a\\nb"', "\"a'b\"", '"a', 'a"', '"a" b', '"x" # c',
+    "'s'", "''", "'it''s'", "'a\"b'", "'a\\b'", "'a", "'x' ", '"x"   ', "x # c",
+    "héllo", "日本語", "emoji \U0001f389", "a  b", "x ", "x   ", "a\u00a0b", "a:\u00a0b",
+    "x\u00a0", "\u00a0x", "plain text, with commas.", "x\ty", "\tx", "\ufeffx", "x\x7f",
+    "x\x01", "x\x85y", "x\u2028y", "x\ufffe", "\ue000", "\uff01", "x\ry",
+]  # fmt: skip
+SEPARATORS = [": "] * 8 + [":", ":  ", " : ", ":\t", ": \t"]
+ODD_LINES = [
+    "", "", "  ", "# c", "  # c", "#", " #x", "- x", "  - x", "---", "...", "just text",
+    "key", "? k", ": v", "%YAML 1.2", "\t", "  ...", "\ufeff", "[a, b]", "{a: 1}",
+]  # fmt: skip
+INDENTS = [0] * 6 + [1, 2, 2, 2, 3, 4, 4]
+
+
+def reference(block: str, line_offset: int = 0) -> tuple[object, Positions] | FrontmatterError:
+    """The ruamel path: the raw-text checks, then the event walk, bypassing the fast path."""
+    positions: Positions = {}
+    try:
+        fm._check_block(block, line_offset)
+        return fm._walk_events(block, line_offset, positions), positions
+    except FrontmatterError as exc:
+        return exc
+
+
+def assert_same(block: str, line_offset: int = 0) -> bool:
+    """Assert the fast path agrees with the ruamel path; True when it handled ``block``."""
+    fast = fm._fast_parse(block, line_offset)
+    if fast is None:
+        return False
+    expected = reference(block, line_offset)
+    assert not isinstance(expected, FrontmatterError), (block, expected)
+    data, positions = fast
+    # repr tells 1 from True from 1.0 and shows key order
+    assert repr(data) == repr(expected[0]), block
+    assert list(positions.items()) == list(expected[1].items()), block
+    return True
+
+
+def _key(rng: random.Random) -> str:
+    return rng.choice(ORDINARY_KEYS if rng.random() < 0.85 else KEYS)
+
+
+def _entry(rng: random.Random, indent: int) -> str:
+    separator = ": " if rng.random() < 0.9 else rng.choice(SEPARATORS)
+    value = rng.choice(ORDINARY_VALUES if rng.random() < 0.8 else VALUES)
+    return " " * indent + _key(rng) + separator + value
+
+
+def tricky_block(rng: random.Random) -> str:
+    lines: list[str] = []
+    indent = 0
+    for _ in range(rng.randint(1, 7)):
+        roll = rng.random()
+        if roll < 0.1:
+            lines.append(rng.choice(ODD_LINES))
+            continue
+        if roll < 0.45:  # open a nested mapping, usually indented the ordinary way
+            lines.append(" " * indent + _key(rng) + rng.choice([":", ":", ":  "]))
+            indent += rng.choice([2, 2, 2, 1, 3, 4, 0])
+        elif roll < 0.6:  # dedent: to an open level or anywhere
+            indent = rng.choice([0, 0, max(indent - 2, 0), rng.choice(INDENTS)])
+        lines.append(_entry(rng, indent))
+    ending = rng.choice(["\n"] * 12 + ["\r\n", "\r\n", "mixed", "\r"])
+    if ending == "mixed":
+        return "".join(line + rng.choice(["\n", "\r\n"]) for line in lines)
+    return ending.join(lines) + rng.choice([ending, ending, ""])
+
+
+def realistic_block(rng: random.Random) -> str:
+    words = ["Tag", "folder", "verify", "build", "policy", "archive", "commit", "report"]
+    description = " ".join(rng.choice(words) for _ in range(rng.randint(3, 20))) + "."
+    lines = [f"name: skill-{rng.randint(0, 9999):04d}", f"description: {description}"]
+    if rng.random() < 0.7:
+        lines.append(rng.choice(["license: Apache-2.0", "license: Complete terms in LICENSE.txt"]))
+    if rng.random() < 0.5:
+        lines.append("allowed-tools: Bash(git:*) Read")
+    if rng.random() < 0.7:
+        lines += ["metadata:", f"  owner: team-{rng.randint(1, 9)}"]
+        lines.append(rng.choice(['  version: "1.1"', "  version: '2'", "  reviewed: true"]))
+    return "\n".join(lines) + "\n"
+
+
+def test_fast_path_agrees_with_ruamel_on_tricky_blocks() -> None:
+    rng = random.Random(2640)
+    cases = 6000
+    blocks = [tricky_block(rng) for _ in range(cases)]
+    handled = [block for block in blocks if assert_same(block, rng.choice([0, 1, 7]))]
+    # the grammar must exercise the fast path, not only its fallbacks
+    assert len(handled) > cases // 5
+    assert sum("\r\n" in block for block in handled) > 50
+    nested = [block for block in handled if "\n  " in block.replace("\r\n", "\n")]
+    assert len(nested) > 100
+
+
+def test_fast_path_handles_realistic_blocks() -> None:
+    rng = random.Random(1)
+    blocks = [realistic_block(rng) for _ in range(300)]
+    assert all(assert_same(block, 1) for block in blocks)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "name: x\nmetadata:\n  owner: a\n  deep:\n    k: 1\n  after: 2\ntop: 3\n",
+        "m:\n\n  # comment\n  k: v\n",  # blank and comment lines before the first child
+        "m:   \n  k: v\n",  # trailing spaces after an empty value
+        "a:\n# c\nb: 1\n",  # an empty value before a comment: null
+        "a:\n  b:\nc:\n",  # nulls at two levels
+        "a: x\r\nm:\r\n  k: 'v'\r\n",
+        "q: \"\"\ns: ''\nd: \"a 'b' #c: d\"\n",
+    ],
+)
+def test_fast_path_handles_and_agrees(block: str) -> None:
+    assert assert_same(block, 1)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "",
+        "# only a comment\n",
+        "a: b\n  c\n",  # a multi-line plain scalar
+        "a: b\n  c: d\n",  # a deeper entry after a value: ruamel refuses
+        "a:\n    b: 1\n  c: 2\n",  # a dedent between levels
+        " a: 1\n",  # the first entry indented
+        "a: 1 # note\n",
+        "a: 1\na: 2\n",  # duplicate: ruamel's SP010
+        "true: x\n",  # a key that is not a string: SP009
+        "a: yes\n",  # ambiguous: SP013
+        "a:\n- x\n",
+        "a:\tb\n",
+        "a: b\rc: d\n",
+        "a:\n b:\n  c:\n   d:\n    e: 1\n",  # deeper than the fast path goes
+    ],
+)
+def test_fast_path_leaves_doubtful_blocks_to_ruamel(block: str) -> None:
+    assert fm._fast_parse(block, 0) is None
+
+
+def test_refusals_are_unchanged() -> None:
+    # the fast path never refuses: ruamel's walk gives the exact error, position included
+    for block in ("a: 1\na: 2\n", "a: yes\n", "1: x\n", "a: 9007199254740993\n"):
+        expected = reference(block, 4)
+        assert isinstance(expected, FrontmatterError)
+        with pytest.raises(FrontmatterError) as info:
+            parse_yaml_subset(block, 4)
+        assert (info.value.code, info.value.line, info.value.column) == (
+            expected.code,
+            expected.line,
+            expected.column,
+        )
+
+
+def _skill_files() -> list[Path]:
+    roots = [EXAMPLES] + ([CORPUS] if CORPUS.is_dir() else [])
+    return sorted(path for root in roots for path in root.rglob("SKILL.md"))
+
+
+@pytest.mark.parametrize("path", _skill_files(), ids=str)
+def test_every_example_and_corpus_skill_reads_the_same(path: Path) -> None:
+    document = parse_skill_md(path.read_bytes())
+    expected = reference(document.block, document.block_line - 1)
+    assert not isinstance(expected, FrontmatterError)
+    assert repr(document.data) == repr(expected[0])
+    assert list(document.positions.items()) == list(expected[1].items())
+    if path.is_relative_to(EXAMPLES):
+        # the examples are all plain frontmatter: the fast path reads every one
+        assert assert_same(document.block, document.block_line - 1)
