@@ -31,7 +31,7 @@ from .content import TreeSource
 from .discovery import SKIP_UNREADABLE, SourceTree, discover
 from .errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
-from .lock import LockError, check_lock, render_lock, render_skill
+from .lock import LockError, check_lock, render_lock_and_index, render_skill
 from .manifest import Manifest, SkillEntry
 from .signing.policy import SigningOptions
 
@@ -95,17 +95,16 @@ class _Preparer:
 
     def __call__(
         self, entry: SkillEntry, contents: dict[str, bytes]
-    ) -> tuple[list[PreparedEntry], str]:
-        made: list[PreparedEntry] = []
+    ) -> tuple[dict[str, PreparedEntry], str]:
+        made: dict[str, PreparedEntry] = {}
         for f in entry.files:
             data = contents.get(f.path)
             if data is None or len(data) > self.budget:
                 continue
             name = archive_name(entry.skill_path, f)
-            made.append(
-                prepare_entry(name, data, f.executable, self.compression, self.stamp, f.digest)
-            )
-            self.budget -= len(made[-1].record)
+            item = prepare_entry(name, data, f.executable, self.compression, self.stamp, f.digest)
+            made[name] = item
+            self.budget -= len(item.record)
         return made, render_skill(entry)
 
 
@@ -138,6 +137,9 @@ def build(
         from .signing.sign import signer_for
 
         signer = signer_for(sign)
+    from .memory import keep_freed_memory
+
+    keep_freed_memory()  # before workers fork: they compress thousands of small files
     chosen = compression or config.build.compression
     if chosen not in COMPRESSIONS:
         raise UsageError("BLD004", f"unknown compression {chosen!r} (use deflate or stored)")
@@ -176,11 +178,10 @@ def build(
     epoch = source_date_epoch() if epoch is None else epoch
     preparer = _Preparer(mode, dos_datetime(epoch))
     manifest, products = gated_prepare(tree, lint=lint, refuse=refuse, hook=preparer)
-    lock_bytes = render_lock(manifest, [table for _, table in products])
+    lock_bytes, index = render_lock_and_index(manifest, [table for _, table in products])
     prepared: dict[str, PreparedEntry] = {}
-    for made, _ in products:
-        for item in made:
-            prepared.setdefault(item.name.decode("utf-8"), item)
+    for made, _ in reversed(products):  # a nested skill's files: its parent's entries
+        prepared.update(made)
     lock_path = config.lock_path
     if locked:
         status = check_lock(lock_path, manifest, lock_bytes)
@@ -206,6 +207,7 @@ def build(
             epoch=epoch,
             progress=progress,
             prepared=prepared,
+            index=index,
         )
     signature = None
     if sign is not None and signer is not None:

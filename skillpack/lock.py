@@ -42,14 +42,17 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .archive.index import index_digest
+from .archive.index import index_bytes, index_digest
 from .archive.paths import unsafe_published_path
 from .errors import EXIT_FINDINGS, Location, SkillpackError
 from .frontmatter import JSONValue
-from .manifest import FileEntry, Manifest, SkillEntry
+from .manifest import FileEntry, Manifest, SkillEntry, prepare_manifest, sha256_digest
 from .uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
+
+if TYPE_CHECKING:
+    from .discovery import SourceTree
 
 LOCK_VERSION = "1.0"
 CREATED_BY = "skillpack"
@@ -201,6 +204,17 @@ def render_skill(skill: SkillEntry) -> str:
     return tomli_w.dumps({"skills": [skill_table(skill)]})
 
 
+def _table_of(entry: SkillEntry, contents: dict[str, bytes]) -> str:
+    return render_skill(entry)
+
+
+def lock_tree(tree: SourceTree) -> tuple[Manifest, bytes]:
+    """The manifest of ``tree`` and its lock bytes, each skill's table rendered by the
+    (worker) process that hashed the skill's files."""
+    manifest, tables = prepare_manifest(tree, hook=_table_of)
+    return manifest, render_lock(manifest, tables)
+
+
 def render_lock(manifest: Manifest, rendered: Sequence[str] | None = None) -> bytes:
     """The canonical lock bytes of ``manifest``: tomli-w's rendering of
     :func:`lock_document`. ``rendered``: :func:`render_skill` of each skill, when done
@@ -208,6 +222,14 @@ def render_lock(manifest: Manifest, rendered: Sequence[str] | None = None) -> by
 
     The body (everything after the three-line prologue) does not depend on the index
     digest; the index records the body's digest, and the prologue the index's digest."""
+    return render_lock_and_index(manifest, rendered)[0]
+
+
+def render_lock_and_index(
+    manifest: Manifest, rendered: Sequence[str] | None = None
+) -> tuple[bytes, bytes]:
+    """:func:`render_lock`, and the bundle index made on the way (its digest is in the
+    lock's prologue), for the archive writer."""
     import tomli_w  # only writers need it
 
     chunks = list(rendered) if rendered is not None else None
@@ -224,9 +246,9 @@ def render_lock(manifest: Manifest, rendered: Sequence[str] | None = None) -> by
     draft = text.encode("utf-8")
     match = PROLOGUE_RE.match(draft)
     assert match is not None, "tomli-w writes the top-level keys first"
-    body = draft[match.end() :]
-    digest = index_digest(manifest, lock_body_digest(body))
-    return draft[: match.start(1)] + digest.encode("ascii") + draft[match.end(1) :]
+    index = index_bytes(manifest, lock_body_digest(draft[match.end() :]))
+    digest = sha256_digest(index)
+    return draft[: match.start(1)] + digest.encode("ascii") + draft[match.end(1) :], index
 
 
 def split_lock(data: bytes) -> tuple[str, bytes] | None:

@@ -56,6 +56,11 @@ class FileEntry:
         """The SEP-2640 ``SkillResource`` for this file."""
         return {"uri": self.uri, "digest": self.digest, "size": self.size}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # by value: several times faster than the default for slots dataclasses (forked
+        # workers send back thousands of entries)
+        return (FileEntry, (self.path, self.uri, self.size, self.digest, self.executable))
+
 
 @dataclass(frozen=True)
 class SkillEntry:
@@ -79,6 +84,9 @@ class SkillEntry:
             if f.uri == uri:
                 return f
         return None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SkillEntry, (self.skill_path, self.uri, self.frontmatter, self.files))
 
     def to_wire(self) -> dict[str, Any]:
         """The SEP-2640 ``Skill`` object (``skills/list`` and ``skills/get``)."""
@@ -227,6 +235,9 @@ class PreparedSkill:
 
     entry: SkillEntry
     product: Any = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PreparedSkill, (self.entry, self.product))
 
 
 def prepare_skill(

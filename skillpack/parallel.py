@@ -1,16 +1,20 @@
 """Per-skill work shared between forked worker processes (lint and the manifest).
 
-Parsing ``SKILL.md`` (a pure-Python YAML parser) and running the lint checks cost
-about a millisecond per skill, all of it holding the GIL, so large runs are split
-into contiguous ranges handed to ``fork()``-ed workers: they inherit the tree and
-the work function without pickling, and only their results travel back, in order.
+Parsing ``SKILL.md``, running the lint checks, hashing, compressing and rendering each
+skill's lock table all hold the GIL (or are too small to release it usefully), so large
+runs are split into contiguous ranges of skills: all but the last go to ``fork()``-ed
+children, which inherit the tree and the work function without pickling, and the last
+is done in this process meanwhile. A child pickles its results into a pipe that is
+read once this process's own range is done; results come back in range order.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import pickle
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -19,9 +23,8 @@ PARALLEL_MIN_SKILLS = 200
 
 
 def default_jobs(skills: int) -> int:
-    """Worker processes for ``skills`` skills: ``SKILLPACK_JOBS`` when set, else one per
-    CPU (at most 4) for large runs on Linux, where fork() makes workers cheap; else 1."""
-    import os
+    """Processes for ``skills`` skills: ``SKILLPACK_JOBS`` when set, else one per CPU
+    (at most 4) for large runs on Linux, where fork() makes workers cheap; else 1."""
     import sys
 
     configured = os.environ.get("SKILLPACK_JOBS", "")
@@ -32,32 +35,72 @@ def default_jobs(skills: int) -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-# what forked workers inherit: the function of a range, set just before the pool forks
-_FORKED: Callable[[int, int], Any] | None = None
+class WorkerError(RuntimeError):
+    """A forked worker failed (an unexpected exception, or it died)."""
 
 
-def _run_range(bounds: tuple[int, int]) -> Any:
-    assert _FORKED is not None
-    return _FORKED(*bounds)
+def _child(work: Callable[[int, int], object], start: int, stop: int, fd: int) -> None:
+    """The body of a forked child: never returns (``os._exit``, so nothing inherited from
+    the parent, such as buffered output or ``atexit`` handlers, runs twice)."""
+    code = 0
+    try:
+        payload = pickle.dumps((True, work(start, stop)), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:  # reported by the parent
+        import traceback
+
+        code = 1
+        text = "".join(traceback.format_exception(exc))
+        payload = pickle.dumps((False, text), protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        with open(fd, "wb") as out:
+            out.write(payload)
+    finally:
+        os._exit(code)
+
+
+def _collect(pid: int, fd: int) -> object:
+    with open(fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    try:
+        ok, value = pickle.loads(data)
+    except Exception:  # a child that died before writing its whole result
+        raise WorkerError(f"worker process {pid} failed (wait status {status})") from None
+    if not ok:
+        raise WorkerError(f"worker process {pid} failed:\n{value}")
+    return value
 
 
 def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
     """``work(start, stop)`` over ``range(count)`` split into ``jobs`` contiguous ranges
-    (nested skills stay next to their parents): the first ones in forked workers, the
+    (nested skills stay next to their parents): the first ones in forked children, the
     last in this process meanwhile (its results need no pickling); the results in range
     order. ``work`` must return picklable values."""
-    global _FORKED
     jobs = min(jobs, count)
     if jobs <= 1:
         return [work(0, count)]
-    import multiprocessing
-
     ranges = list(itertools.pairwise([count * i // jobs for i in range(jobs + 1)]))
-    _FORKED = work
+    children: list[tuple[int, int]] = []
     try:
-        with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
-            forked = pool.map_async(_run_range, ranges[:-1])
-            own = work(*ranges[-1])
-            return [*forked.get(), own]
+        for start, stop in ranges[:-1]:
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover (the child exits in _child)
+                os.close(read_fd)
+                _child(work, start, stop, write_fd)
+            os.close(write_fd)
+            children.append((pid, read_fd))
+        own = work(*ranges[-1])
+        results = []
+        while children:
+            pid, fd = children.pop(0)
+            results.append(_collect(pid, fd))
+        return [*results, own]  # type: ignore[list-item]
     finally:
-        _FORKED = None
+        for pid, fd in children:  # after an error here: stop and reap the others
+            os.close(fd)
+            try:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass

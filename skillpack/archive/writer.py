@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
 from ..content import ContentSource, IntegrityError, check_bytes
 from ..errors import EXIT_FINDINGS, SkillpackError
@@ -85,6 +85,11 @@ class PreparedEntry:
     mode: int
     record: bytes
     digest: str | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # by value: faster than the default for slots dataclasses (see FileEntry)
+        args = (self.name, self.common, self.mode, self.record, self.digest)
+        return (PreparedEntry, args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,16 +202,17 @@ def _batches(files: list[tuple[str, FileEntry]]) -> Iterator[list[tuple[str, Fil
 
 
 def _prepared_blocks(
+    pool: ThreadPoolExecutor,
     files: list[tuple[str, FileEntry]],
     source: ContentSource,
     compression: Compression,
     stamp: tuple[int, int],
     ready: Mapping[str, PreparedEntry],
 ) -> Iterator[_Block]:
-    """Read, re-check, compress and frame files on two threads (zlib, hashlib and file
-    reads release the GIL), in batches so small files do not pay a hand-off each (and
-    the writing thread takes the GIL once per batch, not once per file), yielding them
-    in order with a bounded look-ahead."""
+    """The entries of ``files`` in order: those in ``ready`` as they are, the others
+    read, re-checked, compressed and framed on the pool's threads (zlib, hashlib and
+    file reads release the GIL), in batches so small files do not pay a hand-off each
+    (and the writing thread takes the GIL once per batch), with a bounded look-ahead."""
 
     def entry_of(name: str, entry: FileEntry) -> PreparedEntry:
         made = ready.get(name)
@@ -218,19 +224,18 @@ def _prepared_blocks(
     def job(batch: list[tuple[str, FileEntry]]) -> _Block:
         return _block(entry_of(name, entry) for name, entry in batch)
 
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
-        pending: deque[Future[_Block]] = deque()
-        todo = _batches(files)
-        for batch in todo:
-            pending.append(pool.submit(job, batch))
-            if len(pending) >= _WINDOW:
-                break
-        while pending:
-            done = pending.popleft().result()
-            nxt = next(todo, None)
-            if nxt is not None:
-                pending.append(pool.submit(job, nxt))
-            yield done
+    pending: deque[Future[_Block]] = deque()
+    todo = _batches(files)
+    for batch in todo:
+        pending.append(pool.submit(job, batch))
+        if len(pending) >= _WINDOW:
+            break
+    while pending:
+        done = pending.popleft().result()
+        nxt = next(todo, None)
+        if nxt is not None:
+            pending.append(pool.submit(job, nxt))
+        yield done
 
 
 def write_bundle(
@@ -243,19 +248,24 @@ def write_bundle(
     epoch: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     prepared: Mapping[str, PreparedEntry] | None = None,
+    index: bytes | None = None,
 ) -> WriteResult:
     """Write the bundle of ``manifest`` to ``fh``. ``prepared``: entries already made (by
     :func:`prepare_entry`, with ``compression`` and ``epoch``'s stamp) by entry name,
     used when their digest is the manifest's. Every other file is read from ``source``
     and checked against the manifest again while it is written (BuildError BLD001 if it
-    changed). ``progress(done, total)`` is called after each file."""
+    changed). ``index``: the index bytes of ``manifest`` and ``lock_bytes``, when made
+    already (:func:`skillpack.lock.render_lock_and_index`). ``progress(done, total)`` is
+    called after each file."""
     if compression not in COMPRESSIONS:
         raise BuildError("BLD004", f"unknown compression {compression!r} (use deflate or stored)")
-    files = archive_files(manifest)
-    if len(files) + 2 > MAX_ENTRIES:
-        raise BuildError(
-            "BLD005", f"{len(files)} files: bundle format 1 holds at most {MAX_ENTRIES - 2}"
-        )
+    from ..lock import lock_body_digest, split_lock
+
+    parts = split_lock(lock_bytes)
+    if parts is None:
+        raise ValueError("lock_bytes must be a lock skillpack rendered")
+    if index is None:
+        index = index_bytes(manifest, lock_body_digest(parts[1]))
     stamp = dos_datetime(epoch)
     out = _HashingWriter(fh)
     central: list[bytes] = []
@@ -273,22 +283,26 @@ def write_bundle(
             start += len(p.record)
         out.write(block.data)
 
-    from ..lock import lock_body_digest, split_lock
-
-    parts = split_lock(lock_bytes)
-    if parts is None:
-        raise ValueError("lock_bytes must be a lock skillpack rendered")
-    index = index_bytes(manifest, lock_body_digest(parts[1]))
-    metadata = ((LOCK_ENTRY, lock_bytes), (INDEX_ENTRY, index))
-    add(_block(prepare_entry(name, data, False, compression, stamp) for name, data in metadata))
-    done = 0
-    ready = prepared or {}
-    for block in _prepared_blocks(files, source, compression, stamp, ready):
-        add(block)
-        if progress is not None:
-            for _ in block.entries:
-                done += 1
-                progress(done, len(files))
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
+        # the metadata entries are compressed on the threads while the file list is made
+        metadata = [
+            pool.submit(prepare_entry, name, data, False, compression, stamp)
+            for name, data in ((LOCK_ENTRY, lock_bytes), (INDEX_ENTRY, index))
+        ]
+        files = archive_files(manifest)
+        if len(files) + 2 > MAX_ENTRIES:
+            raise BuildError(
+                "BLD005", f"{len(files)} files: bundle format 1 holds at most {MAX_ENTRIES - 2}"
+            )
+        add(_block(job.result() for job in metadata))
+        done = 0
+        ready = prepared or {}
+        for block in _prepared_blocks(pool, files, source, compression, stamp, ready):
+            add(block)
+            if progress is not None:
+                for _ in block.entries:
+                    done += 1
+                    progress(done, len(files))
     cd_offset = out.offset
     if cd_offset > MAX_OFFSET:
         raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")

@@ -31,12 +31,10 @@ def lock_command(
     from ..config import resolve_config
     from ..discovery import discover
     from ..errors import display_path
-    from ..lock import LockError, check_lock, render_lock
-    from ..manifest import build_manifest
+    from ..lock import LockError, check_lock, lock_tree
 
     cfg = resolve_config([path] if path else [], config)
-    manifest = build_manifest(discover(cfg))
-    data = render_lock(manifest)
+    manifest, data = lock_tree(discover(cfg))
     shown = display_path(cfg.lock_path)
     counts = f"{plural(len(manifest.skills), 'skill')}, {plural(manifest.file_count, 'file')}"
     if check:

@@ -1,0 +1,72 @@
+"""skillpack.parallel: ranges shared between forked children and this process."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from skillpack.parallel import WorkerError, map_ranges
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+
+
+def test_results_come_back_in_range_order_from_every_process() -> None:
+    def work(start: int, stop: int) -> list[tuple[int, int]]:
+        return [(i, os.getpid()) for i in range(start, stop)]
+
+    parts = map_ranges(work, 10, 3)
+    assert [i for part in parts for i, _ in part] == list(range(10))
+    pids = [{pid for _, pid in part} for part in parts]
+    assert all(len(p) == 1 for p in pids)
+    assert len(set().union(*pids)) == 3  # two children and this process
+    assert pids[-1] == {os.getpid()}  # the last range is done here
+
+
+def test_more_jobs_than_items_and_one_job() -> None:
+    def work(start: int, stop: int) -> list[int]:
+        return list(range(start, stop))
+
+    assert [x for part in map_ranges(work, 2, 5) for x in part] == [0, 1]
+    assert map_ranges(work, 4, 1) == [[0, 1, 2, 3]]
+
+
+def test_an_exception_in_a_child_is_raised_here_with_its_traceback() -> None:
+    def work(start: int, stop: int) -> int:
+        if start == 0:
+            raise ValueError("broken skill range")
+        return stop
+
+    with pytest.raises(WorkerError, match=r"(?s)failed:.*ValueError: broken skill range"):
+        map_ranges(work, 4, 2)
+
+
+def test_a_child_that_dies_is_reported_and_reaped(tmp_path: Path) -> None:
+    def work(start: int, stop: int) -> int:
+        if start == 0:
+            (tmp_path / "pid").write_text(str(os.getpid()))
+            os._exit(7)
+        return stop
+
+    with pytest.raises(WorkerError, match="wait status"):
+        map_ranges(work, 4, 2)
+    with pytest.raises(ChildProcessError):  # already reaped: no zombie left behind
+        os.waitpid(int((tmp_path / "pid").read_text()), os.WNOHANG)
+
+
+def test_an_error_here_stops_and_reaps_the_children(tmp_path: Path) -> None:
+    def work(start: int, stop: int) -> int:
+        if start != 0:
+            while not (tmp_path / "pid").exists():  # the child has started
+                time.sleep(0.01)
+            raise KeyError("in this process")
+        (tmp_path / "pid").write_text(str(os.getpid()))
+        time.sleep(30)  # would hold the test if it were not stopped
+        return 0
+
+    with pytest.raises(KeyError):
+        map_ranges(work, 4, 2)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(int((tmp_path / "pid").read_text()), os.WNOHANG)
