@@ -13,12 +13,11 @@ import argparse
 import os
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._timing import best_of
 from benchmarks.gen_tree import generate
 from skillpack.build import build
 from skillpack.config import config_from_table
@@ -28,15 +27,6 @@ from skillpack.signing.sign import sign_bundle, statement_for
 from skillpack.signing.verify import verify_signed_bundle
 from skillpack.verify import verify_bundle
 from tests.sigstore_local import DEFAULT_ISSUER, LocalSigstore
-
-
-def best_of(repeat: int, fn: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -11,6 +11,9 @@ import unicodedata
 
 _DRIVE = re.compile(r"[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: relative paths of unreserved characters whose segments do not start with a dot:
+#: safe and publishable, known without the checks below (most paths of a tree)
+_PLAIN = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*")
 
 # Refusal kinds (the archive reader gives each its own error code)
 ABSOLUTE = "absolute"
@@ -44,6 +47,8 @@ def unsafe_path(path: str) -> tuple[str, str] | None:
 def unsafe_published_path(path: str) -> tuple[str, str] | None:
     """:func:`unsafe_path`, and no segment may start with a dot: those names are never
     published, and ``.skillpack/`` is reserved for bundle metadata."""
+    if _PLAIN.fullmatch(path):
+        return None
     problem = unsafe_path(path)
     if problem is None and any(s.startswith(".") for s in path.split("/")):
         return RESERVED, "has a segment starting with '.' (reserved for bundle metadata)"
@@ -53,4 +58,6 @@ def unsafe_published_path(path: str) -> tuple[str, str] | None:
 def collision_key(path: str) -> str:
     """The form under which two names would land on the same file on a case-insensitive
     or normalizing file system (macOS, Windows)."""
+    if path.isascii():  # NFC changes nothing, and casefold is lower
+        return path.lower()
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())

@@ -1,0 +1,174 @@
+"""Where the time of ``skillpack build`` goes on the synthetic 1,000-skill tree.
+
+``bench_build.py`` times whole builds against ``zip -X -r``; this one explains them:
+
+1. the stages of one build as the main process sees them (in process, best of
+   ``--runs``): start-up and imports (a fresh interpreter importing what a build
+   imports), configuration, discovery, the per-skill pass (lint gate skipped; shared
+   between processes as a build shares it), the lock and the index, the archive writer;
+2. the CPU cost of each kind of per-skill work, measured alone in one process over every
+   skill: reading the files, sha256, the frontmatter parse, deflate, tomli-w rendering the
+   skills' lock tables;
+3. the lower bound these imply for a build with the work as it is (every per-skill cost
+   perfectly shared by the CPUs, nothing else), next to ``zip -X -r``.
+
+Run by hand (the tree is generated once under ``benchmarks/_work/``)::
+
+    python benchmarks/bench_build_stages.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+WORK = HERE / "_work"
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+from benchmarks._timing import best_of  # noqa: E402
+from skillpack.archive.writer import COMPRESS_LEVEL, PreparedEntry, write_bundle  # noqa: E402
+from skillpack.archive.zipformat import dos_datetime  # noqa: E402
+from skillpack.build import _Preparer, tree_source  # noqa: E402
+from skillpack.config import resolve_config  # noqa: E402
+from skillpack.discovery import SourceTree, discover  # noqa: E402
+from skillpack.errors import SkillpackError  # noqa: E402
+from skillpack.frontmatter import parse_skill_md  # noqa: E402
+from skillpack.gate import gated_prepare  # noqa: E402
+from skillpack.lint.finding import Finding  # noqa: E402
+from skillpack.lock import render_lock_and_index, render_skill  # noqa: E402
+from skillpack.manifest import Manifest, build_manifest, read_file, sha256_digest  # noqa: E402
+from skillpack.memory import keep_freed_memory  # noqa: E402
+
+
+def best(func: Callable[[], object], runs: int) -> float:
+    return best_of(runs, func)
+
+
+def startup(runs: int) -> tuple[float, float]:
+    """(a fresh interpreter importing what a build imports, less a bare interpreter;
+    a bare interpreter)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    code = "import skillpack.__main__, skillpack.commands.build, skillpack.build, jsonschema"
+
+    def run(*args: str) -> Callable[[], object]:
+        return lambda: subprocess.run([sys.executable, *args], env=env, check=True)
+
+    bare = best(run("-c", "pass"), runs)
+    return best(run("-c", code), runs) - bare, bare
+
+
+def refuse(findings: list[Finding]) -> SkillpackError:
+    return SkillpackError("BENCH", f"the synthetic tree should lint clean: {findings[:3]}")
+
+
+def stages(project: Path, runs: int) -> list[tuple[str, float]]:
+    config = resolve_config([project])
+    tree = discover(config)
+    hook = _Preparer("deflate", dos_datetime(None))
+    lint_time = best(lambda: gated_prepare(tree, refuse=refuse, hook=hook), runs)
+    prepare_time = best(lambda: gated_prepare(tree, lint=False, refuse=refuse, hook=hook), runs)
+    manifest, products = gated_prepare(tree, lint=False, refuse=refuse, hook=hook)
+    tables = [table for _, table in products]
+    lock_time = best(lambda: render_lock_and_index(manifest, tables), runs)
+    lock_bytes, index = render_lock_and_index(manifest, tables)
+    prepared: dict[str, PreparedEntry] = {}
+    for made, _ in reversed(products):
+        prepared.update(made)
+    source = tree_source(tree, manifest)
+
+    def write() -> None:
+        with open(WORK / "stages.skp", "wb") as fh:
+            write_bundle(fh, manifest, lock_bytes, source, prepared=prepared, index=index)
+
+    imports, bare = startup(runs)
+    return [
+        ("interpreter start (python -c pass)", bare),
+        ("imports of a build (incl. jsonschema)", imports),
+        ("configuration (resolve_config)", best(lambda: resolve_config([project]), runs)),
+        ("discovery", best(lambda: discover(config), runs)),
+        ("per-skill pass, --no-lint (shared by the CPUs)", prepare_time),
+        ("per-skill pass with the lint gate", lint_time),
+        ("lock and index (joining the skills' tables)", lock_time),
+        ("archive writer (entries made already)", best(write, runs)),
+    ]
+
+
+def per_skill_costs(tree: SourceTree, manifest: Manifest, runs: int) -> list[tuple[str, float]]:
+    files = [f for skill in tree.skills for f in skill.files]
+    datas = [read_file(f) for f in files]
+    skill_mds = [read_file(skill.files[0]) for skill in tree.skills]
+    return [
+        ("read every file (os.read)", best(lambda: [read_file(f) for f in files], runs)),
+        ("sha256 of every file", best(lambda: [sha256_digest(d) for d in datas], runs)),
+        ("parse every SKILL.md", best(lambda: [parse_skill_md(d) for d in skill_mds], runs)),
+        (
+            f"deflate every file (zlib level {COMPRESS_LEVEL})",
+            best(lambda: [zlib.compress(d, COMPRESS_LEVEL, wbits=-15) for d in datas], runs),
+        ),
+        (
+            "tomli-w: every skill's lock table",
+            best(lambda: [render_skill(s) for s in manifest.skills], runs),
+        ),
+    ]
+
+
+def zip_time(tree: Path, runs: int) -> float:
+    out = WORK / "stages.zip"
+
+    def run() -> None:
+        out.unlink(missing_ok=True)
+        subprocess.run(["zip", "-q", "-X", "-r", out, tree.name], cwd=tree.parent, check=True)
+
+    return statistics.median(best(run, 1) for _ in range(runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    keep_freed_memory()  # as a build does
+    synthetic = WORK / "synthetic"
+    if not synthetic.is_dir():
+        from gen_tree import generate
+
+        generate(synthetic)
+    project = WORK / "project-stages"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "skillpack.toml").write_text(
+        f'name = "stages"\nversion = "1.0.0"\nroots = ["{synthetic}"]\n', encoding="utf-8"
+    )
+    tree = discover(resolve_config([project]))
+    manifest = build_manifest(tree)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, best of {args.runs}\n")
+    rows = stages(project, args.runs)
+    width = 50
+    print("1. stages of a build (wall, main process)")
+    for name, seconds in rows:
+        print(f"  {name:<{width}} {seconds * 1000:7.1f} ms")
+    costs = per_skill_costs(tree, manifest, args.runs)
+    print("\n2. per-skill work, alone, one process, all 1,000 skills (CPU)")
+    for name, seconds in costs:
+        print(f"  {name:<{width}} {seconds * 1000:7.1f} ms")
+    by_name = dict(rows)
+    serial = sum(by_name[name] for name in by_name if not name.startswith("per-skill"))
+    shared = sum(seconds for _, seconds in costs) / (os.cpu_count() or 1)
+    zipped = zip_time(synthetic, args.runs)
+    print("\n3. lower bound of a --no-lint build with this work")
+    print(f"  {'serial stages (all but the per-skill pass)':<{width}} {serial * 1000:7.1f} ms")
+    print(f"  {'per-skill work above / CPUs, no overhead':<{width}} {shared * 1000:7.1f} ms")
+    print(f"  {'sum':<{width}} {(serial + shared) * 1000:7.1f} ms")
+    print(f"  {'zip -X -r (median)':<{width}} {zipped * 1000:7.1f} ms")
+    print(f"  {'lower bound / zip':<{width}} {(serial + shared) / zipped:7.2f}x")
+
+
+if __name__ == "__main__":
+    main()
