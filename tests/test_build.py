@@ -339,9 +339,10 @@ def test_a_tree_without_skills_is_not_built(tmp_path: Path) -> None:
     assert not (empty / "dist").exists() and not (empty / "skillpack.lock").exists()
 
 
-@pytest.mark.parametrize("compression", ["deflate", "stored"])
+@pytest.mark.parametrize(("compression", "budget"), [("deflate", None), ("stored", None),
+                                                    ("deflate", 0)])  # fmt: skip
 def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
-    tmp_path: Path, compression: str
+    tmp_path: Path, compression: str, budget: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The build makes each file's archive entry from the bytes it hashed (in the
     workers); the bundle is byte for byte the one the writer makes reading every file
@@ -354,6 +355,8 @@ def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
     from skillpack.lock import render_lock
     from skillpack.manifest import WHOLE_READ_MAX, build_manifest
 
+    if budget is not None:  # past the memory budget: the writer reads every file again
+        monkeypatch.setattr("skillpack.build.PREPARED_BUDGET", budget)
     project = make_project(tmp_path / "p")
     big = random.Random(7).randbytes(WHOLE_READ_MAX + 1)
     write_skill(project / "skills", "large", files={"assets/big.bin": big, "ü.md": "ü\n"})
@@ -374,3 +377,37 @@ def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
     with zipfile.ZipFile(built.output) as zf:
         assert zf.read("large/assets/big.bin") == big
         assert zf.testzip() is None
+
+
+def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> None:
+    """Files the writer reads again (over 1 MiB, or past the memory budget) are checked
+    against the manifest: a change since hashing stops the build with BLD001, naming the
+    file; entries made from other bytes than the manifest's are not used."""
+    from skillpack.archive.writer import BuildError, prepare_entry, write_bundle
+    from skillpack.build import tree_source
+    from skillpack.config import resolve_config
+    from skillpack.discovery import discover
+    from skillpack.lock import render_lock
+    from skillpack.manifest import build_manifest, sha256_digest
+
+    project = make_project(tmp_path / "p")
+    config = resolve_config([project])
+    tree = discover(config)
+    manifest = build_manifest(tree)
+    checklist = project / "skills" / "code-review" / "references" / "checklist.md"
+    other = b"other bytes\n"
+    name = "code-review/references/checklist.md"
+    stale = prepare_entry(name, other, False, "deflate", (0, 33), sha256_digest(other))
+    checklist.write_text("- [ ] tests\n- [ ] docs\n")
+    out = tmp_path / "out.skp"
+    with open(out, "wb") as fh, pytest.raises(BuildError) as caught:
+        write_bundle(
+            fh,
+            manifest,
+            render_lock(manifest),
+            tree_source(tree, manifest),
+            epoch=0,
+            prepared={name: stale},
+        )
+    assert caught.value.code == "BLD001"
+    assert "skill://code-review/references/checklist.md changed" in caught.value.message
