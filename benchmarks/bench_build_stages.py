@@ -73,16 +73,16 @@ def refuse(findings: list[Finding]) -> SkillpackError:
 def stages(project: Path, runs: int) -> list[tuple[str, float]]:
     config = resolve_config([project])
     tree = discover(config)
-    hook = _Preparer("deflate", dos_datetime(None))
+    hook = _Preparer("deflate", dos_datetime(None), compress=True)
     lint_time = best(lambda: gated_prepare(tree, refuse=refuse, hook=hook), runs)
     prepare_time = best(lambda: gated_prepare(tree, lint=False, refuse=refuse, hook=hook), runs)
     manifest, products = gated_prepare(tree, lint=False, refuse=refuse, hook=hook)
-    tables = [table for _, table in products]
+    tables = [made.table for made in products]
     lock_time = best(lambda: render_lock_and_index(manifest, tables), runs)
     lock_bytes, index = render_lock_and_index(manifest, tables)
     prepared: dict[str, PreparedEntry] = {}
-    for made, _ in reversed(products):
-        prepared.update(made)
+    for made in reversed(products):
+        prepared.update(made.entries)
     source = tree_source(tree, manifest)
 
     def write() -> None:

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .archive.writer import (
     COMPRESSIONS,
@@ -27,12 +27,13 @@ from .archive.writer import (
 )
 from .archive.zipformat import dos_datetime
 from .config import Config
-from .content import TreeSource
+from .content import KeptSource, TreeSource
 from .discovery import SKIP_UNREADABLE, SourceTree, discover
 from .errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
 from .lock import LockError, check_lock, render_lock_and_index, render_skill
 from .manifest import Manifest, SkillEntry
+from .parallel import default_jobs
 from .signing.policy import SigningOptions
 
 if TYPE_CHECKING:
@@ -78,34 +79,51 @@ def tree_source(tree: SourceTree, manifest: Manifest) -> TreeSource:
     return TreeSource(manifest, paths)
 
 
-#: archive entries one (worker) process keeps in memory while it hashes files; a file
-#: past the budget is compressed by the writer instead, after reading it again
+#: file bytes one process keeps in memory (as archive entries, or as read) between
+#: hashing a file and writing the archive; a file past it is read again by the writer
 PREPARED_BUDGET = 256 * 1024 * 1024
 
 
-class _Preparer:
-    """The per-skill hook of a build: in the process that hashed them, each file read
-    whole becomes its archive entry (compressed on every core), and the skill's lock
-    table is rendered."""
+@dataclass(frozen=True, slots=True)
+class _Made:
+    """What the per-skill pass of a build makes of one skill, besides its entry."""
 
-    def __init__(self, compression: Compression, stamp: tuple[int, int]) -> None:
+    entries: dict[str, PreparedEntry]  #: archive entries by name (forked workers)
+    kept: dict[str, bytes]  #: file bytes by URI, for the writer to compress (one process)
+    table: str  #: the skill's lock table
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Made, (self.entries, self.kept, self.table))
+
+
+class _Preparer:
+    """The per-skill hook of a build, run by the process that hashed the skill's files:
+    it renders the skill's lock table and keeps each file read whole, exactly as hashed.
+    Forked workers (``compress``) turn the files into archive entries there and then, so
+    the compression is shared by the CPUs; a single process keeps the bytes and leaves
+    the compression to the writer's threads (zlib releases the GIL)."""
+
+    def __init__(self, compression: Compression, stamp: tuple[int, int], compress: bool) -> None:
         self.compression = compression
         self.stamp = stamp
+        self.compress = compress
         self.budget = PREPARED_BUDGET  # each forked worker spends its own copy
 
-    def __call__(
-        self, entry: SkillEntry, contents: dict[str, bytes]
-    ) -> tuple[dict[str, PreparedEntry], str]:
-        made: dict[str, PreparedEntry] = {}
+    def __call__(self, entry: SkillEntry, contents: dict[str, bytes]) -> _Made:
+        made = _Made({}, {}, render_skill(entry))
         for f in entry.files:
             data = contents.get(f.path)
             if data is None or len(data) > self.budget:
                 continue
+            if not self.compress:
+                made.kept[f.uri] = data
+                self.budget -= len(data)
+                continue
             name = archive_name(entry.skill_path, f)
             item = prepare_entry(name, data, f.executable, self.compression, self.stamp, f.digest)
-            made[name] = item
+            made.entries[name] = item
             self.budget -= len(item.record)
-        return made, render_skill(entry)
+        return made
 
 
 def _unreadable(tree: SourceTree) -> list[str]:
@@ -176,12 +194,16 @@ def build(
         )
 
     epoch = source_date_epoch() if epoch is None else epoch
-    preparer = _Preparer(mode, dos_datetime(epoch))
-    manifest, products = gated_prepare(tree, lint=lint, refuse=refuse, hook=preparer)
-    lock_bytes, index = render_lock_and_index(manifest, [table for _, table in products])
+    jobs = default_jobs(len(tree.skills))
+    preparer = _Preparer(mode, dos_datetime(epoch), compress=jobs > 1)
+    manifest, products = gated_prepare(tree, lint=lint, refuse=refuse, hook=preparer, jobs=jobs)
+    made: list[_Made] = products
+    lock_bytes, index = render_lock_and_index(manifest, [m.table for m in made])
     prepared: dict[str, PreparedEntry] = {}
-    for made, _ in reversed(products):  # a nested skill's files: its parent's entries
-        prepared.update(made)
+    kept: dict[str, bytes] = {}
+    for item in reversed(made):  # a nested skill's files: its parent's entries
+        prepared.update(item.entries)
+        kept.update(item.kept)
     lock_path = config.lock_path
     if locked:
         status = check_lock(lock_path, manifest, lock_bytes)
@@ -202,7 +224,7 @@ def build(
             fh,
             manifest,
             lock_bytes,
-            tree_source(tree, manifest),
+            KeptSource(kept, tree_source(tree, manifest)),
             compression=mode,
             epoch=epoch,
             progress=progress,

@@ -7,6 +7,7 @@ The server, ``verify`` and ``unpack`` never use a file's bytes before
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -64,3 +65,20 @@ class TreeSource:
 
     def close(self) -> None:
         pass
+
+
+class KeptSource:
+    """Bytes kept in memory by URI (a build keeps files as it hashed them), the other
+    files from ``rest``. Checked like any source's bytes before use."""
+
+    def __init__(self, kept: Mapping[str, bytes], rest: ContentSource) -> None:
+        self.manifest = rest.manifest
+        self._kept = kept
+        self._rest = rest
+
+    def read_raw(self, entry: FileEntry) -> bytes:
+        data = self._kept.get(entry.uri)
+        return data if data is not None else self._rest.read_raw(entry)
+
+    def close(self) -> None:
+        self._rest.close()

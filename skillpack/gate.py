@@ -29,14 +29,16 @@ def gated_prepare(
     lint: bool = True,
     refuse: Callable[[list[Finding]], SkillpackError],
     hook: SkillHook | None = None,
+    jobs: int | None = None,
 ) -> tuple[Manifest, list[Any]]:
     """The manifest of ``skills`` (default: all of ``tree``) once they pass lint with the
     rule selection of the tree's configuration, and ``hook``'s product for each skill
     (see :func:`~skillpack.manifest.prepare_manifest`); ``refuse(errors)`` is raised
-    when findings at error severity remain. ``lint=False`` skips the gate."""
+    when findings at error severity remain. ``lint=False`` skips the gate. ``jobs``:
+    processes sharing the skills (default: :func:`~skillpack.parallel.default_jobs`)."""
     chosen = list(tree.skills if skills is None else skills)
     if not lint:
-        return prepare_manifest(tree, chosen, hook=hook)
+        return prepare_manifest(tree, chosen, hook=hook, jobs=jobs)
     digests: dict[Path, tuple[str, int]] = {}
 
     def prepared_of(ctx: SkillContext) -> PreparedSkill | None:
@@ -46,7 +48,7 @@ def gated_prepare(
         return prepare_skill(ctx.skill, digests, (raw, frontmatter.data), read=ctx.read, hook=hook)
 
     result, prepared = lint_collecting(
-        tree, chosen, LintOptions.from_config(tree.config), collect=prepared_of
+        tree, chosen, LintOptions.from_config(tree.config), jobs=jobs, collect=prepared_of
     )
     errors = [f for f in result.findings if f.severity == ERROR]
     if errors:
