@@ -2,12 +2,14 @@
 
 Builds the synthetic 1,000-skill tree (``gen_tree.py``, generated once under
 ``benchmarks/_work/``) and, when present, the shared corpus (``../shared/corpus`` or
-``$SKILLPACK_SHARED/corpus``), with ``--no-lint`` and with the lint gate. Every command
-runs as a fresh process, ``--runs`` times; the table shows the median and best wall
-time. Also measured: ``skillpack verify`` and opening the bundle in fast mode (in
-process, best of 20). Run by hand:
+``$SKILLPACK_SHARED/corpus``), with ``--no-lint`` and with the lint gate, and with
+``--big-mb N`` bench_serve's large tree (N MiB of 1 MiB assets besides the 1,000
+skills). Every command runs as a fresh process, ``--runs`` times; the table shows the
+median and best wall time and the peak RSS of the largest process. Also measured:
+``skillpack verify`` and opening the bundle in fast mode (in process, best of 20).
+Run by hand:
 
-    python benchmarks/bench_build.py [--runs 5]
+    python benchmarks/bench_build.py [--runs 5] [--big-mb 200]
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 WORK = HERE / "_work"
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(HERE))
+
+
+#: GNU time reports a command's peak RSS; measured from this process instead, a child
+#: would count this process's memory too (Linux charges it up to the exec)
+GNU_TIME = Path("/usr/bin/time").is_file()
 
 
 def timed(
@@ -33,17 +41,27 @@ def timed(
     runs: int,
     cwd: Path | None = None,
     before: Path | None = None,
-) -> tuple[float, float]:
-    """(median, best) wall time of ``cmd``; ``before`` is deleted ahead of each run."""
+) -> tuple[float, float, float | None]:
+    """(median, best) wall time of ``cmd`` and its peak RSS in MB (the largest process;
+    None without GNU time); ``before`` is deleted ahead of each run."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    prefix = ["/usr/bin/time", "-f", "%M"] if GNU_TIME else []
     times = []
+    peak: float | None = None
     for _ in range(runs):
         if before is not None:
             before.unlink(missing_ok=True)
         start = time.perf_counter()
-        subprocess.run(cmd, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [*prefix, *cmd], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         times.append(time.perf_counter() - start)
-    return statistics.median(times), min(times)
+        if proc.returncode != 0:
+            raise subprocess.CalledProcessError(proc.returncode, proc.args, stderr=proc.stderr)
+        if prefix:
+            kib = int(proc.stderr.decode().strip().splitlines()[-1])
+            peak = max(peak or 0.0, kib / 1024)
+    return statistics.median(times), min(times), peak
 
 
 def fast_open_ms(bundle: Path) -> float:
@@ -57,14 +75,14 @@ def fast_open_ms(bundle: Path) -> float:
     return best * 1000
 
 
-def bench_tree(label: str, tree: Path, runs: int) -> list[tuple[str, str]]:
+def bench_tree(label: str, tree: Path, runs: int, lint: bool = True) -> list[tuple[str, str]]:
     project = WORK / f"project-{label}"
     shutil.rmtree(project, ignore_errors=True)
     project.mkdir(parents=True)
     (project / "skillpack.toml").write_text(
         f'name = "{label}"\nversion = "1.0.0"\nroots = ["{tree}"]\n', encoding="utf-8"
     )
-    files = [p for p in tree.rglob("*") if p.is_file()]
+    files = [p for p in tree.rglob("*") if p.is_file() and not p.name.startswith(".")]
     size = sum(p.stat().st_size for p in files)
     py = sys.executable
     out = project / "out.skp"
@@ -75,7 +93,7 @@ def bench_tree(label: str, tree: Path, runs: int) -> list[tuple[str, str]]:
         "skillpack build (stored)": timed([*build, "--compression", "stored"], runs),
     }
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    if subprocess.run(linted, env=env, capture_output=True).returncode == 0:  # lint passes
+    if lint and subprocess.run(linted, env=env, capture_output=True).returncode == 0:
         results["skillpack build (deflate, lint gate)"] = timed(linted, runs)
     timed(build, 1)  # leave the deflate bundle for verify and open
     zip_out = project / "zip.zip"
@@ -84,7 +102,10 @@ def bench_tree(label: str, tree: Path, runs: int) -> list[tuple[str, str]]:
     sha = f"find {tree.name} -type f -print0 | xargs -0 sha256sum > /dev/null"
     results["sha256sum (all files)"] = timed(["sh", "-c", sha], runs, cwd=tree.parent)
     results["skillpack verify"] = timed([py, "-m", "skillpack", "verify", out], runs)
-    rows = [(name, f"{med:.3f} s   {best:.3f} s") for name, (med, best) in results.items()]
+    rows = [
+        (name, f"{med:.3f} s   {best:.3f} s   " + (f"{rss:6.1f} MB" if rss else "     -"))
+        for name, (med, best, rss) in results.items()
+    ]
     for kind in ("deflate", "deflate, lint gate"):
         if f"skillpack build ({kind})" not in results:
             continue
@@ -93,13 +114,20 @@ def bench_tree(label: str, tree: Path, runs: int) -> list[tuple[str, str]]:
             rows.append((f"build ({kind}) / zip, {('median', 'best')[i]}", f"{ratio:.2f}x"))
     rows.append(("open_bundle(mode='fast')", f"{fast_open_ms(out):.1f} ms"))
     rows.append(("bundle / zip size", f"{out.stat().st_size:,} / {zip_out.stat().st_size:,} B"))
-    header = f"{label}: {len(files):,} files, {size / 1e6:.1f} MB   (median, best)"
+    header = f"{label}: {len(files):,} files, {size / 1e6:.1f} MB   (median, best, peak RSS)"
     return [(header, ""), *rows]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--big-mb",
+        type=int,
+        default=0,
+        help="also build bench_serve's large tree (the 1,000 skills plus this many 1 MiB "
+        "assets), 3 runs, --no-lint; 0 (default) skips it",
+    )
     args = parser.parse_args()
     if shutil.which("zip") is None:
         sys.exit("zip (Info-ZIP) is not installed: apt-get install -y zip")
@@ -113,9 +141,16 @@ def main() -> None:
     corpus = shared / "corpus" / "anthropics-skills"
     if corpus.is_dir():
         trees.append(("corpus", corpus))
+    runs = {label: args.runs for label, _ in trees}
+    if args.big_mb:
+        from bench_serve import generate_big
+
+        label = f"big-{args.big_mb}"
+        trees.append((label, generate_big(WORK / label, args.big_mb)))
+        runs[label] = min(3, args.runs)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.runs} runs each\n")
     for label, tree in trees:
-        rows = bench_tree(label, tree, args.runs)
+        rows = bench_tree(label, tree, runs[label], lint=not label.startswith("big"))
         width = max(len(name) for name, _ in rows)
         for name, value in rows:
             print(f"  {name:<{width}}  {value}" if value else name)

@@ -81,7 +81,7 @@ def tree_source(tree: SourceTree, manifest: Manifest) -> TreeSource:
 
 #: file bytes one process keeps in memory (as archive entries, or as read) between
 #: hashing a file and writing the archive; a file past it is read again by the writer
-PREPARED_BUDGET = 256 * 1024 * 1024
+PREPARED_BUDGET = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
