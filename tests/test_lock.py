@@ -246,3 +246,43 @@ def test_lock_rendered_per_skill_is_tomli_w_rendering_of_the_whole_document(skil
     whole = tomli_w.dumps(lock_document(manifest, split_lock(rendered)[0])).encode()
     assert rendered == whole
     assert parse_lock(rendered, "test").manifest == manifest
+
+
+def _mutations(doc: dict) -> list[dict]:
+    import copy
+
+    out = [copy.deepcopy(doc)]
+    edits = [
+        ("index-digest", lambda d: d.__setitem__("index-digest", "sha256:XYZ")),
+        ("file digest", lambda d: d["skills"][0]["files"][0].__setitem__("digest", "md5:00")),
+        ("file size", lambda d: d["skills"][0]["files"][0].__setitem__("size", -1)),
+        ("file extra", lambda d: d["skills"][0]["files"][0].__setitem__("mode", 420)),
+        ("file path", lambda d: d["skills"][0]["files"][0].__setitem__("path", "")),
+        ("executable", lambda d: d["skills"][1]["files"][0].__setitem__("executable", "yes")),
+        ("no files", lambda d: d["skills"][0].__setitem__("files", [])),
+        ("skill path", lambda d: d["skills"][0].__setitem__("path", "../x")),
+        ("skill extra", lambda d: d["skills"][0].__setitem__("extra", 1)),
+        ("missing uri", lambda d: d["skills"][1].pop("uri")),
+        ("nulls", lambda d: d["skills"][0].__setitem__("frontmatter-nulls", ["x"])),
+    ]
+    for _, edit in edits:
+        changed = copy.deepcopy(doc)
+        edit(changed)
+        out.append(changed)
+    return out
+
+
+def test_lock_validation_gives_the_verdicts_of_the_schema_as_published() -> None:
+    """Validation inlines the schema's local definitions (one reference per file was the
+    slowest part of reading a large lock): same errors, at the same places."""
+    from skillpack._schemas import validation_errors
+
+    doc = tomllib.loads((EXAMPLES / "skillpack.lock").read_text("utf-8"))
+    published = jsonschema.Draft202012Validator(load_schema("lock.schema.json"))
+    for case in _mutations(doc):
+        expected = sorted(
+            (".".join(map(str, e.absolute_path)) or "(top level)", e.message)
+            for e in published.iter_errors(case)
+        )
+        assert validation_errors("lock.schema.json", case) == expected
+    assert len({str(validation_errors("lock.schema.json", c)) for c in _mutations(doc)}) == 12

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from ...manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL
-from ...uri import encode_segment, is_valid_authority, is_valid_segment
+from ...uri import encode_path, encode_segment, is_valid_authority, is_valid_segment
 from ..context import RunContext, SkillContext
 from ..finding import Finding
 from . import skill_check, tree_check
@@ -55,6 +55,8 @@ def skill_limits(ctx: SkillContext) -> Iterator[Finding]:
 
 
 def _fold(path: str) -> str:
+    if path.isascii():  # NFC changes nothing, and casefold is lower
+        return path.lower()
     return unicodedata.normalize("NFC", path).casefold()
 
 
@@ -73,7 +75,7 @@ def file_names(ctx: SkillContext) -> Iterator[Finding]:
     reported: set[str] = set()
     for f in ctx.skill.files:
         segments = f.rel.split("/")
-        for segment in segments:
+        for segment in segments if encode_path(f.rel) != f.rel else ():
             encoded = encode_segment(segment)
             if encoded != segment:
                 yield ctx.finding(
