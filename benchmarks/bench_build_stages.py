@@ -4,8 +4,9 @@
 
 1. the stages of one build as the main process sees them (in process, best of
    ``--runs``): start-up and imports (a fresh interpreter importing what a build
-   imports), configuration, discovery, the per-skill pass (lint gate skipped; shared
-   between processes as a build shares it), the lock and the index, the archive writer;
+   imports), configuration, discovery, the one pass over the skills (``skillpack.onepass``,
+   with and without the lint gate, shared between processes as a build shares it), the
+   lock and the index, the archive writer;
 2. the CPU cost of each kind of per-skill work, measured alone in one process over every
    skill: reading the files, sha256, the frontmatter parse, deflate, tomli-w rendering the
    skills' lock tables;
@@ -35,18 +36,17 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from benchmarks._timing import best_of  # noqa: E402
-from skillpack.archive.writer import COMPRESS_LEVEL, PreparedEntry, write_bundle  # noqa: E402
+from skillpack.archive.writer import COMPRESS_LEVEL, write_bundle  # noqa: E402
 from skillpack.archive.zipformat import dos_datetime  # noqa: E402
-from skillpack.build import _Preparer, tree_source  # noqa: E402
 from skillpack.config import resolve_config  # noqa: E402
 from skillpack.discovery import SourceTree, discover  # noqa: E402
 from skillpack.errors import SkillpackError  # noqa: E402
 from skillpack.frontmatter import parse_skill_md  # noqa: E402
-from skillpack.gate import gated_prepare  # noqa: E402
 from skillpack.lint.finding import Finding  # noqa: E402
 from skillpack.lock import render_lock_and_index, render_skill  # noqa: E402
 from skillpack.manifest import Manifest, build_manifest, read_file, sha256_digest  # noqa: E402
 from skillpack.memory import keep_freed_memory  # noqa: E402
+from skillpack.onepass import Pass, one_pass  # noqa: E402
 
 
 def best(func: Callable[[], object], runs: int) -> float:
@@ -73,21 +73,21 @@ def refuse(findings: list[Finding]) -> SkillpackError:
 def stages(project: Path, runs: int) -> list[tuple[str, float]]:
     config = resolve_config([project])
     tree = discover(config)
-    hook = _Preparer("deflate", dos_datetime(None), compress=True)
-    lint_time = best(lambda: gated_prepare(tree, refuse=refuse, hook=hook), runs)
-    prepare_time = best(lambda: gated_prepare(tree, lint=False, refuse=refuse, hook=hook), runs)
-    manifest, products = gated_prepare(tree, lint=False, refuse=refuse, hook=hook)
-    tables = [made.table for made in products]
-    lock_time = best(lambda: render_lock_and_index(manifest, tables), runs)
-    lock_bytes, index = render_lock_and_index(manifest, tables)
-    prepared: dict[str, PreparedEntry] = {}
-    for made in reversed(products):
-        prepared.update(made.entries)
-    source = tree_source(tree, manifest)
+    stamp = dos_datetime(None)
+
+    def run(lint: bool) -> Pass:
+        return one_pass(tree, lint=lint, refuse=refuse, compression="deflate", stamp=stamp)
+
+    lint_time = best(lambda: run(True), runs)
+    pass_time = best(lambda: run(False), runs)
+    done = run(False)
+    tables = [render_skill(skill) for skill in done.manifest.skills]
+    lock_time = best(lambda: render_lock_and_index(done.manifest, tables), runs)
 
     def write() -> None:
         with open(WORK / "stages.skp", "wb") as fh:
-            write_bundle(fh, manifest, lock_bytes, source, prepared=prepared, index=index)
+            write_bundle(fh, done.manifest, done.lock, done.source, prepared=done.entries,
+                         index=done.index)  # fmt: skip
 
     imports, bare = startup(runs)
     return [
@@ -95,8 +95,8 @@ def stages(project: Path, runs: int) -> list[tuple[str, float]]:
         ("imports of a build (incl. jsonschema)", imports),
         ("configuration (resolve_config)", best(lambda: resolve_config([project]), runs)),
         ("discovery", best(lambda: discover(config), runs)),
-        ("per-skill pass, --no-lint (shared by the CPUs)", prepare_time),
-        ("per-skill pass with the lint gate", lint_time),
+        ("one pass over the skills, --no-lint (all CPUs)", pass_time),
+        ("one pass over the skills, lint gate (all CPUs)", lint_time),
         ("lock and index (joining the skills' tables)", lock_time),
         ("archive writer (entries made already)", best(write, runs)),
     ]
@@ -159,11 +159,11 @@ def main() -> None:
     for name, seconds in costs:
         print(f"  {name:<{width}} {seconds * 1000:7.1f} ms")
     by_name = dict(rows)
-    serial = sum(by_name[name] for name in by_name if not name.startswith("per-skill"))
+    serial = sum(by_name[name] for name in by_name if not name.startswith("one pass"))
     shared = sum(seconds for _, seconds in costs) / (os.cpu_count() or 1)
     zipped = zip_time(synthetic, args.runs)
     print("\n3. lower bound of a --no-lint build with this work")
-    print(f"  {'serial stages (all but the per-skill pass)':<{width}} {serial * 1000:7.1f} ms")
+    print(f"  {'serial stages (all but the one pass)':<{width}} {serial * 1000:7.1f} ms")
     print(f"  {'per-skill work above / CPUs, no overhead':<{width}} {shared * 1000:7.1f} ms")
     print(f"  {'sum':<{width}} {(serial + shared) * 1000:7.1f} ms")
     print(f"  {'zip -X -r (median)':<{width}} {zipped * 1000:7.1f} ms")

@@ -1,12 +1,9 @@
-"""The build pipeline: discover, lint, manifest, lock, archive.
+"""The build pipeline: discover, one pass over the skills, lock, archive, signature.
 
-:func:`build` is the library form of ``skillpack build``. One pass per skill, shared
-between worker processes on large trees: lint, the manifest entry, the skill's lock
-table and its files' archive entries are made from one read of each file, so the
-archive holds exactly the bytes the lock describes. Files too large to keep (or past
-the memory budget) are read again by the writer and checked against the manifest.
-The archive is written to a temporary file beside the output and renamed into place,
-so an interrupted build leaves no half archive.
+:func:`build` is the library form of ``skillpack build``. The pass
+(:mod:`skillpack.onepass`) lints, hashes and prepares every skill from one read of
+each file. The archive is written to a temporary file beside the output and renamed
+into place, so an interrupted build leaves no half archive.
 """
 
 from __future__ import annotations
@@ -15,25 +12,16 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .archive.writer import (
-    COMPRESSIONS,
-    Compression,
-    PreparedEntry,
-    archive_name,
-    prepare_entry,
-    write_bundle,
-)
+from .archive.writer import COMPRESSIONS, Compression, write_bundle
 from .archive.zipformat import dos_datetime
 from .config import Config
-from .content import KeptSource, TreeSource
 from .discovery import SKIP_UNREADABLE, SourceTree, discover
 from .errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
 from .fsutil import atomic_writer, write_if_changed
-from .lock import LockError, check_lock, render_lock_and_index, render_skill
-from .manifest import Manifest, SkillEntry
-from .parallel import default_jobs
+from .lock import LockError, check_lock
+from .onepass import one_pass
 from .signing.policy import SigningOptions
 
 if TYPE_CHECKING:
@@ -71,59 +59,6 @@ def source_date_epoch(environ: Mapping[str, str] | None = None) -> int | None:
 
 def default_output(config: Config) -> Path:
     return config.project_dir / config.build.output / f"{config.name}-{config.version}.skp"
-
-
-def tree_source(tree: SourceTree, manifest: Manifest) -> TreeSource:
-    """The files on disk behind ``manifest``, keyed by URI."""
-    paths = {skill.uri(f.rel): f.path for skill in tree.skills for f in skill.files}
-    return TreeSource(manifest, paths)
-
-
-#: file bytes one process keeps in memory (as archive entries, or as read) between
-#: hashing a file and writing the archive; a file past it is read again by the writer
-PREPARED_BUDGET = 16 * 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class _Made:
-    """What the per-skill pass of a build makes of one skill, besides its entry."""
-
-    entries: dict[str, PreparedEntry]  #: archive entries by name (forked workers)
-    kept: dict[str, bytes]  #: file bytes by URI, for the writer to compress (one process)
-    table: str  #: the skill's lock table
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_Made, (self.entries, self.kept, self.table))
-
-
-class _Preparer:
-    """The per-skill hook of a build, run by the process that hashed the skill's files:
-    it renders the skill's lock table and keeps each file read whole, exactly as hashed.
-    Forked workers (``compress``) turn the files into archive entries there and then, so
-    the compression is shared by the CPUs; a single process keeps the bytes and leaves
-    the compression to the writer's threads (zlib releases the GIL)."""
-
-    def __init__(self, compression: Compression, stamp: tuple[int, int], compress: bool) -> None:
-        self.compression = compression
-        self.stamp = stamp
-        self.compress = compress
-        self.budget = PREPARED_BUDGET  # each forked worker spends its own copy
-
-    def __call__(self, entry: SkillEntry, contents: dict[str, bytes]) -> _Made:
-        made = _Made({}, {}, render_skill(entry))
-        for f in entry.files:
-            data = contents.get(f.path)
-            if data is None or len(data) > self.budget:
-                continue
-            if not self.compress:
-                made.kept[f.uri] = data
-                self.budget -= len(data)
-                continue
-            name = archive_name(entry.skill_path, f)
-            item = prepare_entry(name, data, f.executable, self.compression, self.stamp, f.digest)
-            made.entries[name] = item
-            self.budget -= len(item.record)
-        return made
 
 
 def _unreadable(tree: SourceTree) -> list[str]:
@@ -180,7 +115,6 @@ def build(
             exit_code=EXIT_FINDINGS,
             details=unreadable[:20],
         )
-    from .gate import gated_prepare
 
     def refuse(findings: list[Finding]) -> SkillpackError:
         from .lint.reporters import location
@@ -194,16 +128,8 @@ def build(
         )
 
     epoch = source_date_epoch() if epoch is None else epoch
-    jobs = default_jobs(len(tree.skills))
-    preparer = _Preparer(mode, dos_datetime(epoch), compress=jobs > 1)
-    manifest, products = gated_prepare(tree, lint=lint, refuse=refuse, hook=preparer, jobs=jobs)
-    made: list[_Made] = products
-    lock_bytes, index = render_lock_and_index(manifest, [m.table for m in made])
-    prepared: dict[str, PreparedEntry] = {}
-    kept: dict[str, bytes] = {}
-    for item in reversed(made):  # a nested skill's files: its parent's entries
-        prepared.update(item.entries)
-        kept.update(item.kept)
+    done = one_pass(tree, lint=lint, refuse=refuse, compression=mode, stamp=dos_datetime(epoch))
+    manifest, lock_bytes = done.manifest, done.lock
     lock_path = config.lock_path
     if locked:
         status = check_lock(lock_path, manifest, lock_bytes)
@@ -224,12 +150,12 @@ def build(
             fh,
             manifest,
             lock_bytes,
-            KeptSource(kept, tree_source(tree, manifest)),
+            done.source,
             compression=mode,
             epoch=epoch,
             progress=progress,
-            prepared=prepared,
-            index=index,
+            prepared=done.entries,
+            index=done.index,
         )
     signature = None
     if sign is not None and signer is not None:

@@ -349,14 +349,14 @@ def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
     again, large files (read again by the writer) and nested skills included."""
     from skillpack.archive.writer import write_bundle
     from skillpack.build import build as build_bundle
-    from skillpack.build import tree_source
     from skillpack.config import resolve_config
+    from skillpack.content import TreeSource
     from skillpack.discovery import discover
     from skillpack.lock import render_lock
     from skillpack.manifest import WHOLE_READ_MAX, build_manifest
 
     if budget is not None:  # past the memory budget: the writer reads every file again
-        monkeypatch.setattr("skillpack.build.PREPARED_BUDGET", budget)
+        monkeypatch.setattr("skillpack.onepass.KEPT_BUDGET", budget)
     project = make_project(tmp_path / "p")
     big = random.Random(7).randbytes(WHOLE_READ_MAX + 1)
     write_skill(project / "skills", "large", files={"assets/big.bin": big, "ü.md": "ü\n"})
@@ -369,7 +369,7 @@ def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
             fh,
             manifest,
             render_lock(manifest),
-            tree_source(tree, manifest),
+            TreeSource.of(manifest, tree.skills),
             compression=compression,  # type: ignore[arg-type]
             epoch=0,
         )
@@ -384,8 +384,8 @@ def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> N
     against the manifest: a change since hashing stops the build with BLD001, naming the
     file; entries made from other bytes than the manifest's are not used."""
     from skillpack.archive.writer import BuildError, prepare_entry, write_bundle
-    from skillpack.build import tree_source
     from skillpack.config import resolve_config
+    from skillpack.content import TreeSource
     from skillpack.discovery import discover
     from skillpack.lock import render_lock
     from skillpack.manifest import build_manifest, sha256_digest
@@ -405,7 +405,7 @@ def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> N
             fh,
             manifest,
             render_lock(manifest),
-            tree_source(tree, manifest),
+            TreeSource.of(manifest, tree.skills),
             epoch=0,
             prepared={name: stale},
         )

@@ -108,8 +108,7 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
         )
 
     manifest = gated_manifest(tree, skills, lint=lint, refuse=refuse)
-    paths = {skill.uri(f.rel): f.path for skill in skills for f in skill.files}
-    return TreeSource(manifest, paths)
+    return TreeSource.of(manifest, skills)
 
 
 def load_mounts(
