@@ -76,7 +76,7 @@ def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
     (nested skills stay next to their parents): the first ones in forked children, the
     last in this process meanwhile (its results need no pickling); the results in range
     order. ``work`` must return picklable values."""
-    jobs = min(jobs, count)
+    jobs = min(jobs, count) if hasattr(os, "fork") else 1
     if jobs <= 1:
         return [work(0, count)]
     ranges = list(itertools.pairwise([count * i // jobs for i in range(jobs + 1)]))
