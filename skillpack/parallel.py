@@ -10,11 +10,12 @@ read once this process's own range is done; results come back in range order.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import pickle
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -39,12 +40,12 @@ class WorkerError(RuntimeError):
     """A forked worker failed (an unexpected exception, or it died)."""
 
 
-def _child(work: Callable[[int, int], object], start: int, stop: int, fd: int) -> None:
+def _child(work: Callable[[], object], fd: int) -> None:
     """The body of a forked child: never returns (``os._exit``, so nothing inherited from
     the parent, such as buffered output or ``atexit`` handlers, runs twice)."""
     code = 0
     try:
-        payload = pickle.dumps((True, work(start, stop)), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((True, work()), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException as exc:  # reported by the parent
         import traceback
 
@@ -58,17 +59,45 @@ def _child(work: Callable[[int, int], object], start: int, stop: int, fd: int) -
         os._exit(code)
 
 
-def _collect(pid: int, fd: int) -> object:
-    with open(fd, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    try:
-        ok, value = pickle.loads(data)
-    except Exception:  # a child that died before writing its whole result
-        raise WorkerError(f"worker process {pid} failed (wait status {status})") from None
-    if not ok:
-        raise WorkerError(f"worker process {pid} failed:\n{value}")
-    return value
+class Forked(Generic[T]):
+    """``work()`` running in a forked child, which inherits everything it needs; its
+    return value comes back pickled through a pipe, read by :meth:`result`. Call
+    :meth:`result` or :meth:`stop` exactly once (the child is reaped there)."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child exits in _child)
+            os.close(read_fd)
+            _child(work, write_fd)
+        os.close(write_fd)
+        self.pid, self._fd = pid, read_fd
+
+    def result(self) -> T:
+        """The child's return value; WorkerError if it raised or died."""
+        with open(self._fd, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        try:
+            ok, value = pickle.loads(data)
+        except Exception:  # a child that died before writing its whole result
+            raise WorkerError(f"worker process {self.pid} failed (wait status {status})") from None
+        if not ok:
+            raise WorkerError(f"worker process {self.pid} failed:\n{value}")
+        return value  # type: ignore[no-any-return]
+
+    def stop(self) -> None:
+        """Kill the child (if it still runs) and reap it."""
+        os.close(self._fd)
+        try:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork")
 
 
 def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
@@ -76,31 +105,19 @@ def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
     (nested skills stay next to their parents): the first ones in forked children, the
     last in this process meanwhile (its results need no pickling); the results in range
     order. ``work`` must return picklable values."""
-    jobs = min(jobs, count) if hasattr(os, "fork") else 1
+    jobs = min(jobs, count) if can_fork() else 1
     if jobs <= 1:
         return [work(0, count)]
     ranges = list(itertools.pairwise([count * i // jobs for i in range(jobs + 1)]))
-    children: list[tuple[int, int]] = []
+    children: list[Forked[T]] = []
     try:
         for start, stop in ranges[:-1]:
-            read_fd, write_fd = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover (the child exits in _child)
-                os.close(read_fd)
-                _child(work, start, stop, write_fd)
-            os.close(write_fd)
-            children.append((pid, read_fd))
+            children.append(Forked(functools.partial(work, start, stop)))
         own = work(*ranges[-1])
         results = []
         while children:
-            pid, fd = children.pop(0)
-            results.append(_collect(pid, fd))
-        return [*results, own]  # type: ignore[list-item]
+            results.append(children.pop(0).result())
+        return [*results, own]
     finally:
-        for pid, fd in children:  # after an error here: stop and reap the others
-            os.close(fd)
-            try:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
+        for child in children:  # after an error here: stop and reap the others
+            child.stop()

@@ -65,13 +65,16 @@ BAD_CONFIGS = [
 ]
 
 
+# build resolves its configuration in a forked child (skillpack.commands.build): the
+# errors must come out the same
+@pytest.mark.parametrize("command", ["lint", "build"])
 @pytest.mark.parametrize(("file", "text", "expected"), BAD_CONFIGS)
 def test_bad_configuration_names_file_and_key_and_exits_2(
-    tmp_path: Path, file: str, text: str, expected: str
+    tmp_path: Path, file: str, text: str, expected: str, command: str
 ) -> None:
     write(tmp_path / file, text)
     write(tmp_path / "s" / "SKILL.md", skill_md("s"))
-    proc = run_cli("lint", cwd=tmp_path)
+    proc = run_cli(command, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout
     assert proc.stdout == ""
     first = proc.stderr.splitlines()[0]

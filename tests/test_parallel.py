@@ -70,3 +70,28 @@ def test_an_error_here_stops_and_reaps_the_children(tmp_path: Path) -> None:
         map_ranges(work, 4, 2)
     with pytest.raises(ChildProcessError):
         os.waitpid(int((tmp_path / "pid").read_text()), os.WNOHANG)
+
+
+def test_forked_returns_a_value_computed_from_inherited_state() -> None:
+    from skillpack.parallel import Forked
+
+    inherited = {"table": list(range(1000))}
+    child = Forked(lambda: (os.getpid(), sum(inherited["table"])))
+    pid, total = child.result()
+    assert pid == child.pid != os.getpid()
+    assert total == 499500
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)  # reaped by result()
+
+
+def test_a_forked_child_stopped_early_is_reaped() -> None:
+    from skillpack.parallel import Forked
+
+    def slow() -> int:
+        time.sleep(30)
+        return 1
+
+    child = Forked(slow)
+    child.stop()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)

@@ -6,10 +6,15 @@ about a second, and typer's start-up was a tenth of it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..signing.options import SIGNING_OPTIONS, add_option_arguments, signing_from_args
 from .parser import CommandParser
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 COMPRESSIONS = ("deflate", "stored")
 #: signing options build leaves out: ``-o/--output`` names the bundle here
@@ -51,13 +56,30 @@ def build_parser() -> CommandParser:
     return parser
 
 
+def _configuration(paths: list[Path], config_file: Path | None) -> Callable[[], Config]:
+    """The configuration, resolved and checked against its schema in a forked child
+    while this process imports the build pipeline (the two take about as long; the
+    schema check imports jsonschema). Where the child fails, the configuration is
+    resolved again here, which raises its error in full."""
+    from ..config import resolve_config
+    from ..parallel import Forked, WorkerError, can_fork
+
+    if not can_fork():
+        return lambda: resolve_config(paths, config_file)
+    pending = Forked(lambda: resolve_config(paths, config_file))
+
+    def wait() -> Config:
+        try:
+            return pending.result()
+        except WorkerError:
+            return resolve_config(paths, config_file)
+
+    return wait
+
+
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from ..build import build
-    from ..config import resolve_config
-    from ..errors import display_path
     from ..signing.errors import unusable
-    from .output import ProgressBar, plural
 
     signing = signing_from_args(args, skip=NOT_SIGNING)
     if signing.requested and not args.sign:
@@ -66,7 +88,12 @@ def main(argv: list[str]) -> int:
             "--key, --trust-config and --staging are signing options",
             hint="add --sign to sign the bundle after building it",
         )
-    cfg = resolve_config([args.path] if args.path else [], args.config)
+    configuration = _configuration([args.path] if args.path else [], args.config)
+    from ..build import build
+    from ..errors import display_path
+    from .output import ProgressBar, plural
+
+    cfg = configuration()
     bar = ProgressBar("building")
     try:
         result = build(
