@@ -93,6 +93,10 @@ def main(argv: list[str]) -> int:
     from ..errors import display_path
     from .output import ProgressBar, plural
 
+    if not args.no_lint:  # imported while the configuration is resolved (used anyway)
+        from ..lint.checks import load
+
+        load()
     cfg = configuration()
     bar = ProgressBar("building")
     try:
