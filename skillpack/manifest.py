@@ -251,11 +251,21 @@ def prepare_skill(
     """:func:`build_skill_entry` and ``hook`` of it, or None where the entry cannot be
     built: for workers, whose errors :func:`prepare_manifest` raises again, in order, by
     building that entry itself."""
-    contents: dict[str, bytes] | None = {} if hook is not None else None
     try:
-        entry = build_skill_entry(skill, digests, skill_md, read=read, contents=contents)
+        return _prepared(skill, digests, skill_md, read, hook)
     except (OSError, SkillpackError):
         return None
+
+
+def _prepared(
+    skill: SourceSkill,
+    digests: dict[Path, tuple[str, int]],
+    skill_md: tuple[bytes, dict[str, JSONValue]] | None,
+    read: Reader,
+    hook: SkillHook | None,
+) -> PreparedSkill:
+    contents: dict[str, bytes] | None = {} if hook is not None else None
+    entry = build_skill_entry(skill, digests, skill_md, read=read, contents=contents)
     return PreparedSkill(entry, None if hook is None else hook(entry, contents or {}))
 
 
@@ -287,9 +297,7 @@ def prepare_manifest(
     done: list[PreparedSkill] = []
     for skill, item in zip(chosen, prepared, strict=True):
         if item is None:  # raises the error the worker saw (or builds it, if it passed)
-            contents: dict[str, bytes] | None = {} if hook is not None else None
-            entry = build_skill_entry(skill, digests, contents=contents)
-            item = PreparedSkill(entry, None if hook is None else hook(entry, contents or {}))
+            item = _prepared(skill, digests, None, read_file, hook)
         done.append(item)
     manifest = Manifest(tree.config.name, tree.config.version, tuple(item.entry for item in done))
     return manifest, [item.product for item in done]

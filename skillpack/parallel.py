@@ -14,6 +14,7 @@ import functools
 import itertools
 import os
 import pickle
+import signal
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -90,7 +91,7 @@ class Forked(Generic[T]):
         """Kill the child (if it still runs) and reap it."""
         os.close(self._fd)
         try:
-            os.kill(self.pid, 9)
+            os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
         except OSError:
             pass

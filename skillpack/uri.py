@@ -26,6 +26,8 @@ SEGMENT_RE = re.compile(r"[A-Za-z0-9._~-]+")
 
 def encode_segment(segment: str) -> str:
     """Percent-encode one path segment as RFC 3986 requires."""
+    if SEGMENT_RE.fullmatch(segment):  # nothing to encode (the common case)
+        return segment
     return quote(segment, safe=_PCHAR_SAFE)
 
 

@@ -6,8 +6,9 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
 
+from ...archive.paths import collision_key
 from ...manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL
-from ...uri import encode_path, encode_segment, is_valid_authority, is_valid_segment
+from ...uri import encode_segment, is_valid_authority, is_valid_segment
 from ..context import RunContext, SkillContext
 from ..finding import Finding
 from . import skill_check, tree_check
@@ -54,12 +55,6 @@ def skill_limits(ctx: SkillContext) -> Iterator[Finding]:
         )
 
 
-def _fold(path: str) -> str:
-    if path.isascii():  # NFC changes nothing, and casefold is lower
-        return path.lower()
-    return unicodedata.normalize("NFC", path).casefold()
-
-
 def _difference(a: str, b: str) -> str:
     if a.casefold() == b.casefold():
         return "letter case"
@@ -75,7 +70,7 @@ def file_names(ctx: SkillContext) -> Iterator[Finding]:
     reported: set[str] = set()
     for f in ctx.skill.files:
         segments = f.rel.split("/")
-        for segment in segments if encode_path(f.rel) != f.rel else ():
+        for segment in segments:
             encoded = encode_segment(segment)
             if encoded != segment:
                 yield ctx.finding(
@@ -87,7 +82,7 @@ def file_names(ctx: SkillContext) -> Iterator[Finding]:
                 break
         for depth in range(1, len(segments) + 1):
             prefix = "/".join(segments[:depth])
-            folded = _fold(prefix)
+            folded = collision_key(prefix)
             other = seen.setdefault(folded, prefix)
             if other != prefix and folded not in reported:
                 reported.add(folded)
@@ -106,7 +101,7 @@ def skill_names(run: RunContext) -> Iterator[Finding]:
     by_folded: dict[str, list[str]] = defaultdict(list)
     for skill in run.tree.skills:
         by_name[skill.name].append(skill.skill_path)
-        by_folded[_fold(skill.skill_path)].append(skill.skill_path)
+        by_folded[collision_key(skill.skill_path)].append(skill.skill_path)
     for skill in run.selected:
         others = [p for p in by_name[skill.name] if p != skill.skill_path]
         if others:
@@ -116,7 +111,7 @@ def skill_names(run: RunContext) -> Iterator[Finding]:
                 skill.skill_md,
                 skill=skill.skill_path,
             )
-        clashes = [p for p in by_folded[_fold(skill.skill_path)] if p != skill.skill_path]
+        clashes = [p for p in by_folded[collision_key(skill.skill_path)] if p != skill.skill_path]
         if clashes:
             yield Finding(
                 "SP207",
