@@ -65,7 +65,7 @@ def timed(
 
 
 def fast_open_ms(bundle: Path) -> float:
-    from skillpack.archive.reader import open_bundle
+    from skillpack.bundle.reader import open_bundle
 
     best = float("inf")
     for _ in range(20):

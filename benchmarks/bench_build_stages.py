@@ -6,7 +6,7 @@
    ``--runs``): start-up and imports (a fresh interpreter importing what the build
    command imports), the configuration (which the command resolves in a forked child
    meanwhile: not on the critical path), discovery, the one pass over the skills
-   (``skillpack.onepass``, with and without the lint gate, shared between processes as a
+   (``skillpack.build.pipeline``, with and without the lint gate, shared between processes as a
    build shares it), the lock and the index, the archive writer;
 2. the CPU cost of each kind of per-skill work, measured alone in one process over every
    skill: reading the files, sha256, the frontmatter parse, deflate, tomli-w rendering the
@@ -37,17 +37,18 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from benchmarks._timing import best_of  # noqa: E402
-from skillpack.archive.writer import COMPRESS_LEVEL, write_bundle  # noqa: E402
-from skillpack.archive.zipformat import dos_datetime  # noqa: E402
-from skillpack.config import resolve_config  # noqa: E402
-from skillpack.discovery import SourceTree, discover  # noqa: E402
+from skillpack._internal.memory import keep_freed_memory  # noqa: E402
+from skillpack.build.pipeline import Pass, one_pass  # noqa: E402
+from skillpack.bundle.writer import COMPRESS_LEVEL, write_bundle  # noqa: E402
+from skillpack.bundle.zipformat import dos_datetime  # noqa: E402
 from skillpack.errors import SkillpackError  # noqa: E402
-from skillpack.frontmatter import parse_skill_md  # noqa: E402
 from skillpack.lint.finding import Finding  # noqa: E402
-from skillpack.lock import render_lock_and_index, render_skill  # noqa: E402
-from skillpack.manifest import Manifest, build_manifest, read_file, sha256_digest  # noqa: E402
-from skillpack.memory import keep_freed_memory  # noqa: E402
-from skillpack.onepass import Pass, one_pass  # noqa: E402
+from skillpack.lockfile.lock import render_lock_and_index, render_skill  # noqa: E402
+from skillpack.manifest import Manifest, sha256_digest  # noqa: E402
+from skillpack.source.config import resolve_config  # noqa: E402
+from skillpack.source.discovery import SourceTree, discover  # noqa: E402
+from skillpack.source.entries import build_manifest, read_file  # noqa: E402
+from skillpack.source.frontmatter import parse_skill_md  # noqa: E402
 
 
 def best(func: Callable[[], object], runs: int) -> float:
@@ -59,8 +60,10 @@ def startup(project: Path, runs: int) -> tuple[float, float, float]:
     on its critical path; resolving the configuration as its forked child does, with
     the schema check and its jsonschema import; a bare interpreter)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    imports = "import skillpack.__main__, skillpack.commands.build, skillpack.build"
-    config = f"from skillpack.config import resolve_config; resolve_config([{str(project)!r}])"
+    imports = "import skillpack.__main__, skillpack.commands.build, skillpack.build.builder"
+    config = (
+        f"from skillpack.source.config import resolve_config; resolve_config([{str(project)!r}])"
+    )
 
     def run(*args: str) -> Callable[[], object]:
         return lambda: subprocess.run([sys.executable, *args], env=env, check=True)

@@ -28,7 +28,7 @@ REPO = HERE.parent
 WORK = HERE / "_work"
 sys.path.insert(0, str(REPO))
 
-from skillpack import frontmatter as fm  # noqa: E402
+from skillpack.source import frontmatter as fm  # noqa: E402
 from tests.conftest import CORPUS, EXAMPLES  # noqa: E402  (where the shared corpus lies)
 
 Block = tuple[str, int]  # the YAML text and its line offset in the file

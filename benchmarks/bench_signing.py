@@ -1,6 +1,6 @@
 """Time signing and verification of a 1,000-skill bundle (about 5,000 files).
 
-The bundle is made by ``skillpack.build``; signing and verification go through the
+The bundle is made by ``skillpack.build.builder``; signing and verification go through the
 library and the real bundle reader (full mode), in key mode and keyless (against the
 local sigstore instance from the tests, on loopback). Run by hand; prints a table:
 
@@ -19,13 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._timing import best_of
 from benchmarks.gen_tree import generate
-from skillpack.build import build
-from skillpack.config import config_from_table
+from skillpack.build.builder import build
+from skillpack.bundle.verify import verify_bundle
 from skillpack.signing.keys import generate_keypair
 from skillpack.signing.policy import SignaturePolicy, SigningOptions
 from skillpack.signing.sign import sign_bundle, statement_for
 from skillpack.signing.verify import verify_signed_bundle
-from skillpack.verify import verify_bundle
+from skillpack.source.config import config_from_table
 from tests.sigstore_local import DEFAULT_ISSUER, LocalSigstore
 
 

@@ -11,21 +11,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from skillpack._internal.version import __version__
 
 _EXPORTS = {
-    "Config": "skillpack.config",
-    "load_config": "skillpack.config",
-    "resolve_config": "skillpack.config",
-    "discover": "skillpack.discovery",
-    "SourceTree": "skillpack.discovery",
-    "SourceSkill": "skillpack.discovery",
-    "parse_skill_md": "skillpack.frontmatter",
-    "FrontmatterError": "skillpack.frontmatter",
+    "Config": "skillpack.source.config",
+    "load_config": "skillpack.source.config",
+    "resolve_config": "skillpack.source.config",
+    "discover": "skillpack.source.discovery",
+    "SourceTree": "skillpack.source.discovery",
+    "SourceSkill": "skillpack.source.discovery",
+    "parse_skill_md": "skillpack.source.frontmatter",
+    "FrontmatterError": "skillpack.source.frontmatter",
     "Manifest": "skillpack.manifest",
     "SkillEntry": "skillpack.manifest",
     "FileEntry": "skillpack.manifest",
-    "build_manifest": "skillpack.manifest",
+    "build_manifest": "skillpack.source.entries",
     "SkillpackError": "skillpack.errors",
 }
 
@@ -47,11 +47,12 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .config import Config, load_config, resolve_config
-    from .discovery import SourceSkill, SourceTree, discover
-    from .errors import SkillpackError
-    from .frontmatter import FrontmatterError, parse_skill_md
-    from .manifest import FileEntry, Manifest, SkillEntry, build_manifest
+    from skillpack.errors import SkillpackError
+    from skillpack.manifest import FileEntry, Manifest, SkillEntry
+    from skillpack.source.config import Config, load_config, resolve_config
+    from skillpack.source.discovery import SourceSkill, SourceTree, discover
+    from skillpack.source.entries import build_manifest
+    from skillpack.source.frontmatter import FrontmatterError, parse_skill_md
 
 
 def __getattr__(name: str) -> Any:

@@ -14,14 +14,14 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "serve":
-        from .server.cli import main as serve_main
+        from skillpack.server.cli import main as serve_main
 
         return serve_main(args[1:])
     if args and args[0] in ("lint", "fmt", "build"):  # start fast, without typer
-        from .commands import run_command
+        from skillpack.commands import run_command
 
         return run_command(args[0], args[1:])
-    from .cli import run
+    from skillpack.cli import run
 
     return run(args)
 

@@ -7,15 +7,15 @@ The server, ``verify`` and ``unpack`` never use a file's bytes before
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .errors import EXIT_FINDINGS, SkillpackError
-from .manifest import FileEntry, Manifest
+from skillpack.errors import EXIT_FINDINGS, SkillpackError
+from skillpack.manifest import FileEntry, Manifest
 
 if TYPE_CHECKING:  # discovery (and pathspec) stay off the serve path
-    from .discovery import SourceSkill
+    pass
 
 
 class IntegrityError(SkillpackError):
@@ -62,11 +62,6 @@ class TreeSource:
     def __init__(self, manifest: Manifest, paths: dict[str, Path]) -> None:
         self.manifest = manifest
         self._paths = paths
-
-    @classmethod
-    def of(cls, manifest: Manifest, skills: Iterable[SourceSkill]) -> TreeSource:
-        """The files of ``skills`` (discovered on disk) behind ``manifest``."""
-        return cls(manifest, {skill.uri(f.rel): f.path for skill in skills for f in skill.files})
 
     def read_raw(self, entry: FileEntry) -> bytes:
         with open(self._paths[entry.uri], "rb") as fh:

@@ -347,16 +347,16 @@ def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
     """The build makes each file's archive entry from the bytes it hashed (in the
     workers); the bundle is byte for byte the one the writer makes reading every file
     again, large files (read again by the writer) and nested skills included."""
-    from skillpack.archive.writer import write_bundle
-    from skillpack.build import build as build_bundle
-    from skillpack.config import resolve_config
+    from skillpack.build.builder import build as build_bundle
+    from skillpack.bundle.writer import write_bundle
     from skillpack.content import TreeSource
-    from skillpack.discovery import discover
-    from skillpack.lock import render_lock
-    from skillpack.manifest import WHOLE_READ_MAX, build_manifest
+    from skillpack.lockfile.lock import render_lock
+    from skillpack.source.config import resolve_config
+    from skillpack.source.discovery import discover, file_paths
+    from skillpack.source.entries import WHOLE_READ_MAX, build_manifest
 
     if budget is not None:  # past the memory budget: the writer reads every file again
-        monkeypatch.setattr("skillpack.onepass.KEPT_BUDGET", budget)
+        monkeypatch.setattr("skillpack.build.pipeline.KEPT_BUDGET", budget)
     project = make_project(tmp_path / "p")
     big = random.Random(7).randbytes(WHOLE_READ_MAX + 1)
     write_skill(project / "skills", "large", files={"assets/big.bin": big, "ü.md": "ü\n"})
@@ -369,7 +369,7 @@ def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
             fh,
             manifest,
             render_lock(manifest),
-            TreeSource.of(manifest, tree.skills),
+            TreeSource(manifest, file_paths(tree.skills)),
             compression=compression,  # type: ignore[arg-type]
             epoch=0,
         )
@@ -383,12 +383,13 @@ def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> N
     """Files the writer reads again (over 1 MiB, or past the memory budget) are checked
     against the manifest: a change since hashing stops the build with BLD001, naming the
     file; entries made from other bytes than the manifest's are not used."""
-    from skillpack.archive.writer import BuildError, prepare_entry, write_bundle
-    from skillpack.config import resolve_config
+    from skillpack.bundle.writer import BuildError, prepare_entry, write_bundle
     from skillpack.content import TreeSource
-    from skillpack.discovery import discover
-    from skillpack.lock import render_lock
-    from skillpack.manifest import build_manifest, sha256_digest
+    from skillpack.lockfile.lock import render_lock
+    from skillpack.manifest import sha256_digest
+    from skillpack.source.config import resolve_config
+    from skillpack.source.discovery import discover, file_paths
+    from skillpack.source.entries import build_manifest
 
     project = make_project(tmp_path / "p")
     config = resolve_config([project])
@@ -405,7 +406,7 @@ def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> N
             fh,
             manifest,
             render_lock(manifest),
-            TreeSource.of(manifest, tree.skills),
+            TreeSource(manifest, file_paths(tree.skills)),
             epoch=0,
             prepared={name: stale},
         )

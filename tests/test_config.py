@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.config import DEFAULT_EXCLUDE, find_config, resolve_config
 from skillpack.errors import ConfigError
+from skillpack.source.config import DEFAULT_EXCLUDE, find_config, resolve_config
 from tests.conftest import run_cli
 from tests.lintutil import lint_json, skill_md, write
 
@@ -104,7 +104,7 @@ def test_documented_examples_are_valid(tmp_path: Path) -> None:
     import re
     import tomllib
 
-    from skillpack.config import config_from_table
+    from skillpack.source.config import config_from_table
     from tests.conftest import REPO
 
     text = (REPO / "docs" / "configuration.md").read_text("utf-8")

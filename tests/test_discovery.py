@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.config import config_from_table
-from skillpack.discovery import (
+from skillpack.source.config import config_from_table
+from skillpack.source.discovery import (
     SKIP_DOTFILE,
     SKIP_MISCASED,
     SKIP_SPECIAL,

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillpack.fmt import CANONICAL_ORDER, format_text
-from skillpack.frontmatter import parse_skill_md
+from skillpack.lint.fmt import CANONICAL_ORDER, format_text
+from skillpack.source.frontmatter import parse_skill_md
 from tests.conftest import run_cli
 from tests.lintutil import lint_json, write
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillpack.frontmatter import FrontmatterError, parse_skill_md
+from skillpack.source.frontmatter import FrontmatterError, parse_skill_md
 
 
 def _refusal(text: str | bytes) -> FrontmatterError:

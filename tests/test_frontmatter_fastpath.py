@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from skillpack import frontmatter as fm
-from skillpack.frontmatter import FrontmatterError, KeyPath, parse_skill_md, parse_yaml_subset
+from skillpack.source import frontmatter as fm
+from skillpack.source.frontmatter import (
+    FrontmatterError,
+    KeyPath,
+    parse_skill_md,
+    parse_yaml_subset,
+)
 from tests.conftest import CORPUS, EXAMPLES
 
 Positions = dict[KeyPath, tuple[int, int]]

@@ -382,9 +382,9 @@ def test_body_rules_sp4xx(tmp_path: Path) -> None:
 
 def test_workers_find_exactly_what_one_process_finds(tmp_path: Path) -> None:
     """Large runs share the per-skill checks among forked workers: same findings, same order."""
-    from skillpack.config import config_from_table
-    from skillpack.discovery import discover
     from skillpack.lint import LintOptions, lint
+    from skillpack.source.config import config_from_table
+    from skillpack.source.discovery import discover
 
     for i in range(24):
         extra = "version: 1.0.0\n" if i % 3 == 0 else ""

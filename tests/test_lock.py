@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillpack._schemas import load_schema
-from skillpack.canonical import canonical_json
-from skillpack.lock import (
+from skillpack._internal.canonical import canonical_json
+from skillpack._internal.schemas import load_schema
+from skillpack.lockfile.lock import (
     lock_document,
     parse_lock,
     render_lock,
@@ -209,9 +209,9 @@ def test_split_and_restore_nulls_round_trip_through_toml(value: dict) -> None:
 
 
 def test_render_lock_is_a_function_of_the_manifest_only(tmp_path: Path) -> None:
-    from skillpack.config import resolve_config
-    from skillpack.discovery import discover
-    from skillpack.manifest import build_manifest
+    from skillpack.source.config import resolve_config
+    from skillpack.source.discovery import discover
+    from skillpack.source.entries import build_manifest
 
     manifest = build_manifest(discover(resolve_config([EXAMPLES])))
     assert render_lock(manifest) == (EXAMPLES / "skillpack.lock").read_bytes()
@@ -275,7 +275,7 @@ def _mutations(doc: dict) -> list[dict]:
 def test_lock_validation_gives_the_verdicts_of_the_schema_as_published() -> None:
     """Validation inlines the schema's local definitions (one reference per file was the
     slowest part of reading a large lock): same errors, at the same places."""
-    from skillpack._schemas import validation_errors
+    from skillpack._internal.schemas import validation_errors
 
     doc = tomllib.loads((EXAMPLES / "skillpack.lock").read_text("utf-8"))
     published = jsonschema.Draft202012Validator(load_schema("lock.schema.json"))

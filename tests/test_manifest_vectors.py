@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from skillpack.config import config_from_table
-from skillpack.discovery import discover
-from skillpack.manifest import build_manifest
+from skillpack.source.config import config_from_table
+from skillpack.source.discovery import discover
+from skillpack.source.entries import build_manifest
 
 
 def _manifest(root: Path, prefix: str = ""):

@@ -1,4 +1,4 @@
-"""skillpack.parallel: ranges shared between forked children and this process."""
+"""skillpack._internal.parallel: ranges shared between forked children and this process."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.parallel import WorkerError, map_ranges
+from skillpack._internal.parallel import WorkerError, map_ranges
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
@@ -73,7 +73,7 @@ def test_an_error_here_stops_and_reaps_the_children(tmp_path: Path) -> None:
 
 
 def test_forked_returns_a_value_computed_from_inherited_state() -> None:
-    from skillpack.parallel import Forked
+    from skillpack._internal.parallel import Forked
 
     inherited = {"table": list(range(1000))}
     child = Forked(lambda: (os.getpid(), sum(inherited["table"])))
@@ -85,7 +85,7 @@ def test_forked_returns_a_value_computed_from_inherited_state() -> None:
 
 
 def test_a_forked_child_stopped_early_is_reaped() -> None:
-    from skillpack.parallel import Forked
+    from skillpack._internal.parallel import Forked
 
     def slow() -> int:
         time.sleep(30)

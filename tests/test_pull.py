@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.config import resolve_config
-from skillpack.discovery import discover
-from skillpack.manifest import build_manifest
+from skillpack.source.config import resolve_config
+from skillpack.source.discovery import discover
+from skillpack.source.entries import build_manifest
 from tests.conftest import EXAMPLES, REPO, run_cli
 
 SERVERS = REPO / "tests" / "servers"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.archive import BundleError
-from skillpack.archive.reader import open_bundle
+from skillpack.bundle import BundleError
+from skillpack.bundle.reader import open_bundle
 from skillpack.content import IntegrityError
 from tests._bundles import (
     LOCK,
@@ -257,7 +257,7 @@ def test_fast_mode_imports_only_the_standard_library(base: Path) -> None:
     code = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "from skillpack.archive.reader import open_bundle\n"
+        "from skillpack.bundle.reader import open_bundle\n"
         f"b = open_bundle({str(base)!r}, mode='fast')\n"
         "for s, f in b.manifest.files(): b.read_verified(f)\n"
         "new = set(sys.modules) - before\n"
@@ -270,5 +270,10 @@ def test_fast_mode_imports_only_the_standard_library(base: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     third_party, ours = proc.stdout.splitlines()
     assert third_party == "['skillpack']"
-    for heavy in ("skillpack.config", "skillpack.discovery", "skillpack.cli", "skillpack.diff"):
+    for heavy in (
+        "skillpack.source.config",
+        "skillpack.source.discovery",
+        "skillpack.cli",
+        "skillpack.bundle.diff",
+    ):
         assert f"'{heavy}'" not in ours

@@ -18,7 +18,12 @@ from tests.conftest import EXAMPLES, cli_env, run_cli
 #: Modules that must not be imported on the serve path (bundle mode).
 FORBIDDEN = (
     *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec"),
-    *("skillpack.cli", "skillpack.config", "skillpack.discovery", "skillpack._schemas"),
+    *(
+        "skillpack.cli",
+        "skillpack.source.config",
+        "skillpack.source.discovery",
+        "skillpack._internal.schemas",
+    ),
 )
 
 

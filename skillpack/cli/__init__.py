@@ -13,8 +13,8 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from ..commands import guarded
-from ..errors import EXIT_USAGE
+from skillpack.commands import guarded
+from skillpack.errors import EXIT_USAGE
 
 app = typer.Typer(
     name="skillpack",
@@ -46,7 +46,7 @@ COMMAND_MODULES = (
 
 def _version_callback(value: bool) -> None:
     if value:
-        from .. import __version__
+        from skillpack import __version__
 
         typer.echo(f"skillpack {__version__}")
         raise typer.Exit()

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from ..commands.output import plural
+from skillpack.commands.output import plural
 
 __all__ = ["echo_json", "plural"]
 

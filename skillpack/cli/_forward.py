@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from ..commands import COMMANDS
+from skillpack.commands import COMMANDS
 
 
 def register_forwarded(app: typer.Typer, name: str) -> None:

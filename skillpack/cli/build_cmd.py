@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from ._forward import register_forwarded
+from skillpack.cli._forward import register_forwarded
 
 
 def register(app: typer.Typer) -> None:

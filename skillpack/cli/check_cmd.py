@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
+from skillpack.errors import UsageError
 
 
 def register(app: typer.Typer) -> None:
@@ -28,7 +28,7 @@ def check(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
 ) -> int:
-    from ..check import SCENARIOS, exit_code, render_json, render_table, run_check
+    from skillpack.conformance import SCENARIOS, exit_code, render_json, render_table, run_check
 
     eras = {"both": ("modern", "legacy"), "modern": ("modern",), "legacy": ("legacy",)}.get(era)
     if eras is None:

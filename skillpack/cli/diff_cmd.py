@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import echo_json
+from skillpack.cli._common import echo_json
 
 SideArg = Annotated[Path, typer.Argument(help="A bundle (.skp), a lock or a skill tree.")]
 
@@ -21,8 +21,9 @@ def diff_command(
 
     Exit 0 when A and B are the same, 1 when they differ, 2 on trouble (like diff(1)).
     """
-    from ..diff import diff_manifests, load_manifest
-    from ..errors import EXIT_USAGE, SkillpackError
+    from skillpack.bundle.diff import load_manifest
+    from skillpack.changes import diff_manifests
+    from skillpack.errors import EXIT_USAGE, SkillpackError
 
     try:
         sides = load_manifest(old), load_manifest(new)

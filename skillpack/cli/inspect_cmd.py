@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ._common import echo_json, plural
-from .verify_cmd import BundleArg
+from skillpack.cli._common import echo_json, plural
+from skillpack.cli.verify_cmd import BundleArg
 
 
 def inspect_command(
@@ -15,9 +15,9 @@ def inspect_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List a bundle's skills and files with sizes, digests and totals (verified first)."""
-    from ..archive.reader import open_bundle
-    from ..errors import display_path
-    from ..inspect import describe_bundle
+    from skillpack.bundle.inspect import describe_bundle
+    from skillpack.bundle.reader import open_bundle
+    from skillpack.errors import display_path
 
     with open_bundle(bundle, mode="full") as opened:
         info = describe_bundle(opened)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import plural
+from skillpack.cli._common import plural
 
 PathArg = Annotated[
     Path | None, typer.Argument(help="Project directory or a path inside it (default: cwd).")
@@ -28,10 +28,10 @@ def lock_command(
     config: ConfigOpt = None,
 ) -> None:
     """Write skillpack.lock: every skill's frontmatter and files with sizes and digests."""
-    from ..config import resolve_config
-    from ..discovery import discover
-    from ..errors import display_path
-    from ..lock import LockError, check_lock, lock_tree
+    from skillpack.errors import display_path
+    from skillpack.lockfile.lock import LockError, check_lock, lock_tree
+    from skillpack.source.config import resolve_config
+    from skillpack.source.discovery import discover
 
     cfg = resolve_config([path] if path else [], config)
     manifest, data = lock_tree(discover(cfg))
@@ -49,7 +49,7 @@ def lock_command(
             )
         typer.echo(f"{shown} is up to date ({counts})")
         return
-    from ..fsutil import write_if_changed
+    from skillpack._internal.fsutil import write_if_changed
 
     if write_if_changed(cfg.lock_path, data):
         typer.echo(f"wrote {shown} ({counts})")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
+from skillpack.errors import UsageError
 
 
 def register(app: typer.Typer) -> None:
@@ -35,8 +35,8 @@ def pull_command(
     era: Annotated[str, typer.Option(help="auto, modern or legacy.")] = "auto",
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
 ) -> int:
-    from ..client import McpSession, StdioConnection, entry_from_wire, pull
-    from ..client.verify import DynamicEntry
+    from skillpack.client import McpSession, StdioConnection, entry_from_wire, pull
+    from skillpack.client.verify import DynamicEntry
 
     if era not in ("auto", "modern", "legacy"):
         raise UsageError("USE001", f"--era must be auto, modern or legacy, not {era!r}")

@@ -18,9 +18,9 @@ def rule_command(
     ] = "text",
 ) -> int:
     """Explain a lint rule: why it exists, an example, and how to fix it."""
-    from ..errors import UsageError
-    from ..lint.catalog import RULES, rule_for
-    from ..lint.docs import rule_json, rule_text, rules_table
+    from skillpack.errors import UsageError
+    from skillpack.lint.catalog import RULES, rule_for
+    from skillpack.lint.docs import rule_json, rule_text, rules_table
 
     if output_format not in ("text", "json"):
         raise UsageError("USE002", f"--format must be text or json, not '{output_format}'")

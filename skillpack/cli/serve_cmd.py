@@ -21,6 +21,6 @@ def register(app: typer.Typer) -> None:
 
         See 'skillpack serve --help' for the options.
         """
-        from ..server.cli import main
+        from skillpack.server.cli import main
 
         raise typer.Exit(main(list(ctx.args)))

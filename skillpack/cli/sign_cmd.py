@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from ..errors import display_path
-from ..signing.options import with_signing_options
-from ..signing.policy import SigningOptions
+from skillpack.errors import display_path
+from skillpack.signing.options import with_signing_options
+from skillpack.signing.policy import SigningOptions
 
 
 @with_signing_options
@@ -23,7 +23,7 @@ def sign(
     Writes BUNDLE.sigstore.json, a Sigstore bundle v0.3 holding a DSSE envelope over an
     in-toto statement about the archive, its lock and every file.
     """
-    from ..signing.sign import sign_bundle
+    from skillpack.signing.sign import sign_bundle
 
     output = sign_bundle(bundle, signing)
     typer.echo(f"wrote {display_path(output)}")
@@ -39,7 +39,7 @@ def keygen(
     Writes skillpack.key (PEM private key, mode 0600; encrypted when
     SKILLPACK_KEY_PASSWORD is set) and skillpack.pub. Never overwrites either.
     """
-    from ..signing.keys import generate_keypair
+    from skillpack.signing.keys import generate_keypair
 
     key, pub = generate_keypair(out_dir)
     typer.echo(f"wrote {display_path(key)} (private: keep it secret) and {display_path(pub)}")

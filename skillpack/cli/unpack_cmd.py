@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ._common import plural
-from .verify_cmd import BundleArg
+from skillpack.cli._common import plural
+from skillpack.cli.verify_cmd import BundleArg
 
 
 def unpack_command(
@@ -19,8 +19,8 @@ def unpack_command(
     ] = False,
 ) -> None:
     """Verify a bundle, then write its skills (and its lock) into DIR."""
-    from ..errors import display_path
-    from ..unpack import unpack_bundle
+    from skillpack.bundle.unpack import unpack_bundle
+    from skillpack.errors import display_path
 
     result = unpack_bundle(bundle, dest, force=force)
     typer.echo(

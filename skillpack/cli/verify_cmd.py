@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from ..signing.options import with_policy_options
-from ..signing.policy import SignaturePolicy
-from ._common import plural
+from skillpack.cli._common import plural
+from skillpack.signing.options import with_policy_options
+from skillpack.signing.policy import SignaturePolicy
 
 BundleArg = Annotated[Path, typer.Argument(help="The .skp bundle.", dir_okay=False)]
 
@@ -29,12 +29,12 @@ def verify(
     Exit 1 naming the first check that failed.
     """
     if policy.requested or policy.signature is not None:
-        from ..signing.verify import verify_signed_bundle
+        from skillpack.signing.verify import verify_signed_bundle
 
         typer.echo(verify_signed_bundle(bundle, policy).summary())
         return
-    from ..errors import display_path
-    from ..verify import verify_bundle
+    from skillpack.bundle.verify import verify_bundle
+    from skillpack.errors import display_path
 
     report = verify_bundle(bundle)
     typer.echo(

@@ -17,10 +17,10 @@ Everything that fails a check raises :class:`VerificationError` naming the URI.
 
 from __future__ import annotations
 
-from .pull import PullReport, pull
-from .session import LEGACY_VERSIONS, MODERN_VERSION, McpSession, ServerDescription
-from .transport import RpcError, StdioConnection, TransportError
-from .verify import (
+from skillpack.client.pull import PullReport, pull
+from skillpack.client.session import LEGACY_VERSIONS, MODERN_VERSION, McpSession, ServerDescription
+from skillpack.client.transport import RpcError, StdioConnection, TransportError
+from skillpack.client.verify import (
     DynamicEntry,
     HeldSkill,
     VerificationError,

@@ -17,11 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import EXIT_USAGE, SkillpackError
-from ..manifest import MAX_BYTES_PER_SKILL, SkillEntry
-from ..uri import SKILL_MD, decode_path
-from .session import McpSession
-from .verify import (
+from skillpack._internal.uri import SKILL_MD, decode_path
+from skillpack.client.session import McpSession
+from skillpack.client.verify import (
     DynamicEntry,
     VerificationError,
     check_frontmatter,
@@ -29,6 +27,8 @@ from .verify import (
     entry_from_wire,
     load_skill,
 )
+from skillpack.errors import EXIT_USAGE, SkillpackError
+from skillpack.manifest import MAX_BYTES_PER_SKILL, SkillEntry
 
 
 @dataclass

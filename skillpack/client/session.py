@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .. import __version__
-from .transport import RpcError, StdioConnection, TransportError
+from skillpack._internal.version import __version__
+from skillpack.client.transport import RpcError, StdioConnection, TransportError
 
 MODERN_VERSION = "2026-07-28"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")

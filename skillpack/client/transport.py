@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import EXIT_FINDINGS, SkillpackError
+from skillpack.errors import EXIT_FINDINGS, SkillpackError
 
 DEFAULT_TIMEOUT = 30.0
 

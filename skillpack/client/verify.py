@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..canonical import same_json
-from ..content import IntegrityError, check_bytes
-from ..errors import EXIT_FINDINGS, SkillpackError
-from ..frontmatter import FrontmatterError, parse_skill_md
-from ..manifest import DIGEST_RE, FileEntry, SkillEntry
-from ..uri import SKILL_MD, decode_path
-from .session import McpSession
+from skillpack._internal.canonical import same_json
+from skillpack._internal.uri import SKILL_MD, decode_path
+from skillpack.client.session import McpSession
+from skillpack.content import IntegrityError, check_bytes
+from skillpack.errors import EXIT_FINDINGS, SkillpackError
+from skillpack.manifest import DIGEST_RE, FileEntry, SkillEntry
+from skillpack.source.frontmatter import FrontmatterError, parse_skill_md
 
 
 class VerificationError(SkillpackError):

@@ -18,7 +18,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
-from ..errors import report_internal_error
+from skillpack.errors import report_internal_error
 
 #: command name -> (module with ``main(argv: list[str]) -> int``, one-line summary)
 COMMANDS = {
@@ -48,7 +48,7 @@ class ParserExit(Exception):
 def guarded(invoke: Callable[[], int]) -> int:
     """Run ``invoke``; return its exit code. Errors become messages on stderr, never a
     traceback (unless ``SKILLPACK_DEBUG`` is set)."""
-    from ..errors import SkillpackError
+    from skillpack.errors import SkillpackError
 
     try:
         return invoke()

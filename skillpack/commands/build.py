@@ -10,11 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..signing.options import SIGNING_OPTIONS, add_option_arguments, signing_from_args
-from .parser import CommandParser
+from skillpack.commands.parser import CommandParser
+from skillpack.signing.options import SIGNING_OPTIONS, add_option_arguments, signing_from_args
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from skillpack.source.config import Config
 
 COMPRESSIONS = ("deflate", "stored")
 #: signing options build leaves out: ``-o/--output`` names the bundle here
@@ -61,8 +61,8 @@ def _configuration(paths: list[Path], config_file: Path | None) -> Callable[[], 
     while this process imports the build pipeline (the two take about as long; the
     schema check imports jsonschema). Where the child fails, the configuration is
     resolved again here, which raises its error in full."""
-    from ..config import resolve_config
-    from ..parallel import Forked, WorkerError, can_fork
+    from skillpack._internal.parallel import Forked, WorkerError, can_fork
+    from skillpack.source.config import resolve_config
 
     if not can_fork():
         return lambda: resolve_config(paths, config_file)
@@ -79,7 +79,7 @@ def _configuration(paths: list[Path], config_file: Path | None) -> Callable[[], 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from ..signing.errors import unusable
+    from skillpack.signing.errors import unusable
 
     signing = signing_from_args(args, skip=NOT_SIGNING)
     if signing.requested and not args.sign:
@@ -89,12 +89,12 @@ def main(argv: list[str]) -> int:
             hint="add --sign to sign the bundle after building it",
         )
     configuration = _configuration([args.path] if args.path else [], args.config)
-    from ..build import build
-    from ..errors import display_path
-    from .output import ProgressBar, plural
+    from skillpack.build.builder import build
+    from skillpack.commands.output import ProgressBar, plural
+    from skillpack.errors import display_path
 
     if not args.no_lint:  # imported while the configuration is resolved (used anyway)
-        from ..lint.checks import load
+        from skillpack.lint.checks import load
 
         load()
     cfg = configuration()

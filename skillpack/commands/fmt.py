@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .parser import CommandParser
+from skillpack.commands.parser import CommandParser
 
 EPILOG = """\
 Comments and the body are kept (the body's line endings become LF and it ends with a
@@ -32,9 +32,9 @@ def build_parser() -> CommandParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from ..errors import display_path
-    from ..fmt import format_files
-    from ..targets import owned_skills, resolve_targets
+    from skillpack.errors import display_path
+    from skillpack.lint.fmt import format_files
+    from skillpack.source.targets import owned_skills, resolve_targets
 
     targets = resolve_targets(args.paths, args.config)
     dry_run = args.check or args.diff

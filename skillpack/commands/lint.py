@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .parser import CommandParser
+from skillpack.commands.parser import CommandParser
 
 FORMATS = ("text", "json", "sarif", "github")
 EPILOG = """\
@@ -62,10 +62,16 @@ def split_selectors(values: list[str]) -> list[str]:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from ..fsutil import atomic_write
-    from ..lint import LintOptions, lint
-    from ..lint.reporters import RENDERERS, render_statistics, render_text, summary, use_colour
-    from ..targets import resolve_targets
+    from skillpack._internal.fsutil import atomic_write
+    from skillpack.lint import LintOptions, lint
+    from skillpack.lint.reporters import (
+        RENDERERS,
+        render_statistics,
+        render_text,
+        summary,
+        use_colour,
+    )
+    from skillpack.source.targets import resolve_targets
 
     targets = resolve_targets(args.paths, args.config)
     options = LintOptions.from_config(
@@ -77,7 +83,7 @@ def main(argv: list[str]) -> int:
     result = lint(targets.tree, targets.skills, options, targets.paths or None)
     fixed = 0
     if args.fix:
-        from ..lint.fix import apply_fixes
+        from skillpack.lint.fix import apply_fixes
 
         if apply_fixes(result, options):
             before = result.fixable

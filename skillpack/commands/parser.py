@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from ..errors import UsageError
-from . import COMMANDS, ParserExit
+from skillpack.commands import COMMANDS, ParserExit
+from skillpack.errors import UsageError
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -14,10 +14,10 @@ Submodules: :mod:`.catalog` (every rule, its code, severity and documentation),
 
 from __future__ import annotations
 
-from .catalog import RULES, Rule, rule_for
-from .engine import LintResult, lint, lint_collecting
-from .finding import Finding
-from .selection import LintOptions
+from skillpack.lint.catalog import RULES, Rule, rule_for
+from skillpack.lint.engine import LintResult, lint, lint_collecting
+from skillpack.lint.finding import Finding
+from skillpack.lint.selection import LintOptions
 
 __all__ = [
     "RULES",

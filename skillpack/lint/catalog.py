@@ -2,7 +2,7 @@
 
 Codes never change meaning and are never reused. Groups:
 
-* ``SP0xx`` the frontmatter block (raised by :mod:`skillpack.frontmatter`);
+* ``SP0xx`` the frontmatter block (raised by :mod:`skillpack.source.frontmatter`);
 * ``SP1xx`` the Agent Skills fields (agentskills.io specification);
 * ``SP2xx`` the MCP Skills extension (SEP-2640): skill paths, limits, URIs;
 * ``SP3xx`` the files a skill publishes;
@@ -511,7 +511,7 @@ _RULES: tuple[Rule, ...] = (
 RULES: dict[str, Rule] = {rule.code: rule for rule in sorted(_RULES, key=lambda r: r.code)}
 _BY_NAME: dict[str, Rule] = {rule.name: rule for rule in _RULES}
 
-#: Codes ``skillpack lint --fix`` repairs (through :mod:`skillpack.fmt`).
+#: Codes ``skillpack lint --fix`` repairs (through :mod:`skillpack.lint.fmt`).
 FIXABLE: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.fixable)
 
 

@@ -7,8 +7,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..discovery import SourceFile, SourceSkill, SourceTree
-from ..frontmatter import (
+from skillpack._internal.uri import SKILL_MD
+from skillpack.lint.finding import Finding
+from skillpack.lint.selection import LintOptions
+from skillpack.source.discovery import SourceFile, SourceSkill, SourceTree
+from skillpack.source.entries import WHOLE_READ_MAX, read_file
+from skillpack.source.frontmatter import (
     BOM,
     Frontmatter,
     FrontmatterError,
@@ -16,10 +20,6 @@ from ..frontmatter import (
     parse_skill_md,
     split_frontmatter,
 )
-from ..manifest import WHOLE_READ_MAX, read_file
-from ..uri import SKILL_MD
-from .finding import Finding
-from .selection import LintOptions
 
 
 @dataclass
@@ -52,7 +52,7 @@ class SkillContext:
     def read(self, f: SourceFile) -> bytes:
         """The bytes of one of the skill's files, read once for the checks and the
         manifest entry built after them (``SKILL.md``: :attr:`raw`; files larger than
-        :data:`~skillpack.manifest.WHOLE_READ_MAX` are not kept). Raises OSError."""
+        :data:`~skillpack.source.entries.WHOLE_READ_MAX` are not kept). Raises OSError."""
         if f.rel == SKILL_MD:
             raw = self.raw
             if isinstance(raw, OSError):

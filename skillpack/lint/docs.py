@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .catalog import GROUPS, RULES, Rule
+from skillpack.lint.catalog import GROUPS, RULES, Rule
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 1
         return 0
-    from ..fsutil import write_if_changed
+    from skillpack._internal.fsutil import write_if_changed
 
     if write_if_changed(args.output, text.encode("utf-8")):
         print(f"wrote {args.output}")

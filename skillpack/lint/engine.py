@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from ..discovery import SourceSkill, SourceTree
-from ..parallel import default_jobs, map_ranges
-from .catalog import ERROR, INFO, WARNING
-from .checks import Check, load
-from .context import RunContext, SkillContext
-from .finding import Finding
-from .selection import LintOptions
+from skillpack._internal.parallel import default_jobs, map_ranges
+from skillpack.lint.catalog import ERROR, INFO, WARNING
+from skillpack.lint.checks import load
+from skillpack.lint.checks.registry import Check
+from skillpack.lint.context import RunContext, SkillContext
+from skillpack.lint.finding import Finding
+from skillpack.lint.selection import LintOptions
+from skillpack.source.discovery import SourceSkill, SourceTree
 
 T = TypeVar("T")
 
@@ -66,7 +67,7 @@ def lint(
     every skill of ``tree`` but report only on the skills linted. ``paths``, when given,
     limits findings about entries outside any skill (a miscased ``skill.md``) to those
     paths. ``jobs`` worker processes share the per-skill checks (default:
-    :func:`~skillpack.parallel.default_jobs`); the result is the same for any number.
+    :func:`~skillpack._internal.parallel.default_jobs`); the result is the same for any number.
     """
     return lint_collecting(tree, skills, options, paths, jobs)[0]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import ERROR, RULES
+from skillpack.lint.catalog import ERROR, RULES
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """``skillpack lint --fix``: apply the safe fixes of the enabled fixable rules.
 
-The fixes are :mod:`skillpack.fmt`'s normalizations, restricted to the rules enabled:
+The fixes are :mod:`skillpack.lint.fmt`'s normalizations, restricted to the rules enabled:
 SP013 (quote ambiguous values), SP405 (LF line endings), SP406 (no BOM) and SP407 (a
 final newline). Files are rewritten atomically, keeping their permissions.
 """
@@ -11,11 +11,11 @@ import os
 import stat
 from pathlib import Path
 
-from ..fmt import FormatOptions, format_skill_md
-from ..fsutil import write_if_changed
-from .catalog import FIXABLE
-from .engine import LintResult
-from .selection import LintOptions
+from skillpack._internal.fsutil import write_if_changed
+from skillpack.lint.catalog import FIXABLE
+from skillpack.lint.engine import LintResult
+from skillpack.lint.fmt import FormatOptions, format_skill_md
+from skillpack.lint.selection import LintOptions
 
 
 def apply_fixes(result: LintResult, options: LintOptions) -> list[Path]:

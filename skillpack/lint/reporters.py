@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from .catalog import ERROR, INFO, RULES, WARNING
-from .engine import LintResult
-from .finding import Finding
+from skillpack._internal.version import __version__
+from skillpack.lint.catalog import ERROR, INFO, RULES, WARNING
+from skillpack.lint.engine import LintResult
+from skillpack.lint.finding import Finding
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ConfigError, Location, UsageError
-from .catalog import RULES, SEVERITIES
+from skillpack.errors import ConfigError, Location, UsageError
+from skillpack.lint.catalog import RULES, SEVERITIES
 
 if TYPE_CHECKING:
     import pathspec
 
-    from ..config import Config
+    from skillpack.source.config import Config
 
 
 @dataclass(frozen=True)

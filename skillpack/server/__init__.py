@@ -1,7 +1,7 @@
 """``skillpack serve``: a stdio MCP server for Agent Skills bundles and source trees.
 
 The serve path imports only the standard library and skillpack's stdlib-only modules
-(:mod:`skillpack.manifest`, :mod:`skillpack.content`, :mod:`skillpack.uri`,
+(:mod:`skillpack.manifest`, :mod:`skillpack.content`, :mod:`skillpack._internal.uri`,
 :mod:`skillpack.errors`), so a host gets its first response fast.
 
 Modules, one job each:

@@ -17,9 +17,9 @@ from pathlib import Path
 from types import FrameType
 from typing import BinaryIO
 
-from .. import __version__
-from ..errors import SkillpackError, UsageError, report_internal_error
-from ..signing.options import add_require_signature_arguments, required_policy
+from skillpack._internal.version import __version__
+from skillpack.errors import SkillpackError, UsageError, report_internal_error
+from skillpack.signing.options import add_require_signature_arguments, required_policy
 
 DESCRIPTION = """\
 Serve Agent Skills over MCP on stdin/stdout (the Skills extension, SEP-2640; MCP
@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _prefixes(given: Sequence[str], count: int) -> list[str]:
-    from .sources import check_prefix
+    from skillpack.server.sources import check_prefix
 
     cleaned = [check_prefix(p) for p in given]
     if not cleaned:
@@ -169,12 +169,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
-    from .content import VerifiedReader
-    from .handlers import Methods, ServeOptions
-    from .index import Index
-    from .protocol import Protocol
-    from .sources import load_mounts, stderr_log
-    from .stdio import LineServer
+    from skillpack.server.content import VerifiedReader
+    from skillpack.server.handlers import Methods, ServeOptions
+    from skillpack.server.index import Index
+    from skillpack.server.protocol import Protocol
+    from skillpack.server.sources import load_mounts, stderr_log
+    from skillpack.server.transports.stdio import LineServer
 
     def log(message: str) -> None:
         stderr_log(message)
@@ -208,7 +208,7 @@ def _check_signatures(args: argparse.Namespace, info: Callable[[str], None]) -> 
     policy = required_policy(args)
     if policy is None:
         return
-    from ..signing.verify import enforce_signature
+    from skillpack.signing.verify import enforce_signature
 
     for source in args.sources:
         if source.is_dir():

@@ -15,9 +15,9 @@ import codecs
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 
-from ..content import IntegrityError, read_verified
-from .index import ServedFile
-from .jsonrpc import encode_json, encode_string
+from skillpack.content import IntegrityError, read_verified
+from skillpack.server.index import ServedFile
+from skillpack.server.jsonrpc import encode_json, encode_string
 
 #: Files above this size are streamed out in chunks (and not cached) instead of being
 #: encoded in one piece.

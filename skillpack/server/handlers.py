@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from .. import __version__
-from .content import Encoded, ReadFailure, VerifiedReader
-from .index import Index, JSONObject
-from .jsonrpc import (
+from skillpack._internal.version import __version__
+from skillpack.server.content import Encoded, ReadFailure, VerifiedReader
+from skillpack.server.index import Index, JSONObject
+from skillpack.server.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     LEGACY_RESOURCE_NOT_FOUND,

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..content import ContentSource
-from ..errors import Location, SkillpackError
-from ..manifest import FileEntry, SkillEntry
-from ..uri import SCHEME, SKILL_MD, decode_path
-from .jsonrpc import encode_json
-from .mime import DIRECTORY, MARKDOWN, mime_type
-from .sources import Mount
+from skillpack._internal.uri import SCHEME, SKILL_MD, decode_path
+from skillpack.content import ContentSource
+from skillpack.errors import Location, SkillpackError
+from skillpack.manifest import FileEntry, SkillEntry
+from skillpack.server.jsonrpc import encode_json
+from skillpack.server.mime import DIRECTORY, MARKDOWN, mime_type
+from skillpack.server.sources import Mount
 
 JSONObject = dict[str, Any]
 

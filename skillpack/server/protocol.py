@@ -22,10 +22,17 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .content import Encoded
-from .handlers import LEGACY_VERSIONS, MODERN_VERSIONS, SERVER_INFO, Call, Methods, result
-from .index import JSONObject
-from .jsonrpc import (
+from skillpack.server.content import Encoded
+from skillpack.server.handlers import (
+    LEGACY_VERSIONS,
+    MODERN_VERSIONS,
+    SERVER_INFO,
+    Call,
+    Methods,
+    result,
+)
+from skillpack.server.index import JSONObject
+from skillpack.server.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,

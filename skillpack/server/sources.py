@@ -1,7 +1,7 @@
 """What the server serves: bundles and source directories, each mounted at a prefix.
 
 ``load_bundle_source`` is the one seam to the bundle reader
-(``skillpack.archive.reader.open_bundle(path, mode="fast")``, stdlib-only). Directory
+(``skillpack.bundle.reader.open_bundle(path, mode="fast")``, stdlib-only). Directory
 mode (``skillpack serve DIR``, for authors) builds the manifest in memory from the
 tree, behind the lint gate, and may import anything.
 """
@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..content import ContentSource, TreeSource
-from ..errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError, UsageError
-from ..uri import is_valid_authority, is_valid_segment
+from skillpack._internal.uri import is_valid_authority, is_valid_segment
+from skillpack.content import ContentSource, TreeSource
+from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError, UsageError
+from skillpack.source.discovery import file_paths
 
 Log = Callable[[str], None]
 
@@ -63,7 +64,7 @@ def load_bundle_source(path: Path) -> ContentSource:
     are checked against the archive's directory (every entry present, sizes equal) before
     anything is served.
     """
-    from ..archive.reader import open_bundle
+    from skillpack.bundle.reader import open_bundle
 
     bundle = open_bundle(path, mode="fast")
     try:
@@ -77,9 +78,9 @@ def load_bundle_source(path: Path) -> ContentSource:
 
 def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
     """Discover, lint and hash the skills under ``path`` (its configuration applies)."""
-    from ..config import resolve_config
-    from ..discovery import discover as discover_tree
-    from ..discovery import select
+    from skillpack.source.config import resolve_config
+    from skillpack.source.discovery import discover as discover_tree
+    from skillpack.source.discovery import select
 
     config = resolve_config([path])
     tree = discover_tree(config)
@@ -92,11 +93,11 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
             hint="check the path and the 'roots' of the configuration",
             exit_code=EXIT_USAGE,
         )
-    from ..gate import gated_manifest
-    from ..lint.finding import Finding
+    from skillpack.build.gate import gated_manifest
+    from skillpack.lint.finding import Finding
 
     def refuse(errors: list[Finding]) -> SkillpackError:
-        from ..lint.reporters import location
+        from skillpack.lint.reporters import location
 
         return SkillpackError(
             "SRV003",
@@ -108,7 +109,7 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
         )
 
     manifest = gated_manifest(tree, skills, lint=lint, refuse=refuse)
-    return TreeSource.of(manifest, skills)
+    return TreeSource(manifest, file_paths(skills))
 
 
 def load_mounts(

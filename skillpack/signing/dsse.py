@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import display_path
-from .errors import SignatureError, failed
+from skillpack.errors import display_path
+from skillpack.signing.errors import SignatureError, failed
 
 BUNDLE_MEDIA_TYPE = "application/vnd.dev.sigstore.bundle.v0.3+json"
 

@@ -32,7 +32,7 @@ SIG099 verification failed on an unexpected error (fails closed)
 
 from __future__ import annotations
 
-from ..errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError
+from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError
 
 
 class SignatureError(SkillpackError):

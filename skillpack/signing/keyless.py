@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import display_path
-from .dsse import SignatureFile, not_a_bundle
-from .errors import failed, unusable
-from .statement import BundleStatement
+from skillpack.errors import display_path
+from skillpack.signing.dsse import SignatureFile, not_a_bundle
+from skillpack.signing.errors import failed, unusable
+from skillpack.signing.statement import BundleStatement
 
 if TYPE_CHECKING:
     from sigstore.models import Bundle, ClientTrustConfig

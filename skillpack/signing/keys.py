@@ -20,11 +20,11 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from ..errors import display_path
-from ..fsutil import atomic_write
-from .dsse import BUNDLE_MEDIA_TYPE, SignatureFile, not_a_bundle, pae
-from .errors import failed, unusable
-from .statement import PAYLOAD_TYPE, BundleStatement
+from skillpack._internal.fsutil import atomic_write
+from skillpack.errors import display_path
+from skillpack.signing.dsse import BUNDLE_MEDIA_TYPE, SignatureFile, not_a_bundle, pae
+from skillpack.signing.errors import failed, unusable
+from skillpack.signing.statement import PAYLOAD_TYPE, BundleStatement
 
 PRIVATE_KEY_NAME = "skillpack.key"
 PUBLIC_KEY_NAME = "skillpack.pub"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .policy import SignaturePolicy, SigningOptions
+from skillpack.signing.policy import SignaturePolicy, SigningOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -183,7 +183,7 @@ def required_policy(args: argparse.Namespace) -> SignaturePolicy | None:
 
     Signature options without ``--require-signature`` are an error (SIG020): silently
     serving an unchecked bundle to someone who asked for a signer would be worse."""
-    from .errors import unusable
+    from skillpack.signing.errors import unusable
 
     policy = policy_from_args(args)
     if not getattr(args, "require_signature", False):

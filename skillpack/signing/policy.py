@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import unusable
+from skillpack.signing.errors import unusable
 
 if TYPE_CHECKING:
     from sigstore.verify.policy import VerificationPolicy

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..archive.reader import open_bundle
-from ..fsutil import atomic_write
-from .policy import SigningOptions, default_signature_path
-from .statement import BundleStatement, make_statement
+from skillpack._internal.fsutil import atomic_write
+from skillpack.bundle.reader import open_bundle
+from skillpack.signing.policy import SigningOptions, default_signature_path
+from skillpack.signing.statement import BundleStatement, make_statement
 
 #: Signs a statement; returns the signature file's bytes.
 Signer = Callable[[BundleStatement], bytes]
@@ -34,11 +34,11 @@ def signer_for(options: SigningOptions) -> Signer:
     configuration and an identity token (ambient, explicit or interactive)."""
     options.validate()
     if options.key is not None:
-        from .keys import load_private_key, sign_with_key
+        from skillpack.signing.keys import load_private_key, sign_with_key
 
         key = load_private_key(options.key)
         return lambda statement: sign_with_key(statement, key)
-    from .keyless import identity_token, load_trust_config, sign_keyless
+    from skillpack.signing.keyless import identity_token, load_trust_config, sign_keyless
 
     trust = load_trust_config(options.trust_config, staging=options.staging, offline=False)
     token = identity_token(options.identity_token, trust, interactive=options.interactive)

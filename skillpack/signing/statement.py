@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._schemas import validation_errors
-from ..manifest import DIGEST_RE, Manifest
-from .errors import failed
+from skillpack._internal.schemas import validation_errors
+from skillpack.manifest import DIGEST_RE, Manifest
+from skillpack.signing.errors import failed
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"

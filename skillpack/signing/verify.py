@@ -30,13 +30,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from ..archive.reader import Bundle, open_bundle
-from ..errors import SkillpackError, display_path
-from ..manifest import file_digest
-from .dsse import SignatureFile, read_signature_file
-from .errors import failed, unusable
-from .policy import SignaturePolicy, default_signature_path
-from .statement import PAYLOAD_TYPE, BundleStatement, SignedFile, parse_statement
+from skillpack.bundle.reader import Bundle, open_bundle
+from skillpack.errors import SkillpackError, display_path
+from skillpack.manifest import file_digest
+from skillpack.signing.dsse import SignatureFile, read_signature_file
+from skillpack.signing.errors import failed, unusable
+from skillpack.signing.policy import SignaturePolicy, default_signature_path
+from skillpack.signing.statement import PAYLOAD_TYPE, BundleStatement, SignedFile, parse_statement
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def check_signature(signature: SignatureFile, policy: SignaturePolicy) -> Signat
     """Step 1: the cryptographic check, key mode or keyless."""
     where = signature.where
     if policy.key is not None:
-        from .keys import key_hint, load_public_key, verify_with_key
+        from skillpack.signing.keys import key_hint, load_public_key, verify_with_key
 
         if not signature.is_key_mode:
             raise failed(
@@ -98,7 +98,7 @@ def check_signature(signature: SignatureFile, policy: SignaturePolicy) -> Signat
             where,
             hint="verify it with --key PUBLIC_KEY",
         )
-    from .keyless import load_trust_config, verify_keyless
+    from skillpack.signing.keyless import load_trust_config, verify_keyless
 
     trust = load_trust_config(
         policy.trust_config, staging=policy.staging, offline=not policy.online

@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from skillpack.config import config_from_table
-from skillpack.discovery import discover
-from skillpack.manifest import build_manifest
+from skillpack.source.config import config_from_table
+from skillpack.source.discovery import discover
+from skillpack.source.entries import build_manifest
 
 root = Path(sys.argv[1]).resolve()
 faults = set(sys.argv[2:])

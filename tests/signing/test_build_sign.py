@@ -9,11 +9,11 @@ import socket
 import subprocess
 from pathlib import Path
 
-from skillpack.build import build
-from skillpack.config import resolve_config
+from skillpack.build.builder import build
 from skillpack.signing.keys import generate_keypair
 from skillpack.signing.policy import SignaturePolicy, SigningOptions
 from skillpack.signing.verify import verify_signed_bundle
+from skillpack.source.config import resolve_config
 from tests.signing.conftest import EMAIL, IDENTITY, payload_of, skillpack
 from tests.sigstore_local import LocalSigstore
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from skillpack._schemas import validation_errors
-from skillpack.uri import SCHEME, encode_path
+from skillpack._internal.schemas import validation_errors
+from skillpack._internal.uri import SCHEME, encode_path
 from tests._bundles import (
     LOCK,
     Change,

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.archive.reader import Bundle, open_bundle
+from skillpack._internal.fsutil import atomic_write
+from skillpack.bundle.reader import Bundle, open_bundle
+from skillpack.bundle.verify import verify_bundle
 from skillpack.errors import SkillpackError
-from skillpack.fsutil import atomic_write
 from skillpack.signing.keys import generate_keypair, load_private_key, sign_with_key
 from skillpack.signing.options import POLICY_OPTIONS, add_policy_arguments, policy_from_args
 from skillpack.signing.policy import GITHUB_ISSUER, SignaturePolicy, SigningOptions
@@ -27,7 +28,6 @@ from skillpack.signing.statement import (
     parse_statement,
 )
 from skillpack.signing.verify import require_signature, verify_signed_bundle
-from skillpack.verify import verify_bundle
 from tests._bundles import add_entries, info, rewrite, set_entry
 from tests.signing.conftest import EMAIL, LOGO
 from tests.sigstore_local import DEFAULT_ISSUER, LocalSigstore

@@ -1,64 +1,16 @@
 """The checks, grouped by module: :mod:`.fields` (SP0xx, SP1xx), :mod:`.paths` (SP2xx),
-:mod:`.files` (SP3xx) and :mod:`.body` (SP4xx).
-
-A check is a function registered with the codes it may report, so the engine runs only
-the checks that can report an enabled rule. Skill checks see one skill at a time; tree
-checks see the whole run (the tree and the skills selected).
+:mod:`.files` (SP3xx) and :mod:`.body` (SP4xx); each registers itself with
+:mod:`.registry`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Generic, TypeVar
-
-from ..catalog import RULES
-from ..context import RunContext, SkillContext
-from ..finding import Finding
-
-C = TypeVar("C", SkillContext, RunContext)
-CheckFunc = Callable[[C], Iterable[Finding]]
-
-
-@dataclass(frozen=True)
-class Check(Generic[C]):
-    codes: frozenset[str]
-    run: CheckFunc[C]
-
-    def wanted(self, enabled: frozenset[str]) -> bool:
-        return not self.codes.isdisjoint(enabled)
-
-
-SKILL_CHECKS: list[Check[SkillContext]] = []
-TREE_CHECKS: list[Check[RunContext]] = []
-
-
-def _codes(codes: tuple[str, ...]) -> frozenset[str]:
-    unknown = [c for c in codes if c not in RULES]
-    if unknown:  # a programming error: every code a check reports is in the catalog
-        raise ValueError(f"checks report codes missing from the catalog: {unknown}")
-    return frozenset(codes)
-
-
-def _registrar(registry: list[Check[C]]) -> Callable[..., Callable[[CheckFunc[C]], CheckFunc[C]]]:
-    def decorator(*codes: str) -> Callable[[CheckFunc[C]], CheckFunc[C]]:
-        def register(func: CheckFunc[C]) -> CheckFunc[C]:
-            registry.append(Check(_codes(codes), func))
-            return func
-
-        return register
-
-    return decorator
-
-
-#: ``@skill_check("SP101", ...)`` registers a per-skill check that may report those codes.
-skill_check = _registrar(SKILL_CHECKS)
-#: ``@tree_check("SP205", ...)`` registers a check over the whole run.
-tree_check = _registrar(TREE_CHECKS)
+from skillpack.lint.checks.registry import SKILL_CHECKS, TREE_CHECKS, Check
+from skillpack.lint.context import RunContext, SkillContext
 
 
 def load() -> tuple[list[Check[SkillContext]], list[Check[RunContext]]]:
     """Every registered check (importing the check modules registers them)."""
-    from . import body, fields, files, paths  # noqa: F401
+    from skillpack.lint.checks import body, fields, files, paths  # noqa: F401
 
     return SKILL_CHECKS, TREE_CHECKS

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...frontmatter import BOM
-from ..context import SkillContext
-from ..finding import Finding
-from ..references import CODE, LINK, normalize, scan
-from . import skill_check
+from skillpack.lint.checks.registry import skill_check
+from skillpack.lint.context import SkillContext
+from skillpack.lint.finding import Finding
+from skillpack.lint.references import CODE, LINK, normalize, scan
+from skillpack.source.frontmatter import BOM
 
 MAX_LINES = 500
 MAX_TOKENS = 5000

@@ -6,16 +6,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...frontmatter import (
+from skillpack._internal.canonical import JSONValue
+from skillpack.lint.checks.registry import skill_check
+from skillpack.lint.context import SkillContext
+from skillpack.lint.finding import Finding
+from skillpack.source.frontmatter import (
     Frontmatter,
     FrontmatterError,
-    JSONValue,
     KeyPath,
     describe_value,
 )
-from ..context import SkillContext
-from ..finding import Finding
-from . import skill_check
 
 #: The Agent Skills specification's fields, in the canonical order ``skillpack fmt`` writes.
 KNOWN_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")

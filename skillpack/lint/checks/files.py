@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...discovery import (
+from skillpack.lint.checks.registry import skill_check, tree_check
+from skillpack.lint.context import RunContext, SkillContext
+from skillpack.lint.finding import Finding
+from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column
+from skillpack.source.discovery import (
     SKIP_DOTFILE,
     SKIP_MISCASED,
     SKIP_NON_UTF8,
@@ -13,10 +17,6 @@ from ...discovery import (
     SKIP_UNREADABLE,
     Skipped,
 )
-from ..context import RunContext, SkillContext
-from ..finding import Finding
-from ..secrets import ENV_FILE_RE, find_secrets, line_and_column
-from . import skill_check, tree_check
 
 # kind of entry -> (code, message, hint); {name} and {detail} are the entry's
 _SKIPPED: dict[str, tuple[str, str, str]] = {

@@ -6,12 +6,12 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
 
-from ...archive.paths import collision_key
-from ...manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL
-from ...uri import encode_segment, is_valid_authority, is_valid_segment
-from ..context import RunContext, SkillContext
-from ..finding import Finding
-from . import skill_check, tree_check
+from skillpack._internal.uri import encode_segment, is_valid_authority, is_valid_segment
+from skillpack.lint.checks.registry import skill_check, tree_check
+from skillpack.lint.context import RunContext, SkillContext
+from skillpack.lint.finding import Finding
+from skillpack.manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL
+from skillpack.source.paths import collision_key
 
 MIB = 1024 * 1024
 

@@ -3,7 +3,7 @@
 :func:`open_bundle` opens a ``.skp`` archive in one of two modes:
 
 ``fast`` (the server): standard library only, no TOML parse. It reads the lock's first
-three lines (written in a fixed form, see :data:`skillpack.lock.PROLOGUE_RE`) for
+three lines (written in a fixed form, see :data:`skillpack.lockfile.lock.PROLOGUE_RE`) for
 ``index-digest``, checks that the sha256 of ``.skillpack/index.json`` equals it and that
 the index's ``lock-body`` equals the sha256 of the rest of the lock, and then trusts the
 index for the manifest. Every manifest file must be present in the central directory
@@ -16,7 +16,7 @@ files the index lists, each checked against its digest when read.
 the stored index, checks every entry of the archive, and hashes every file against
 the lock. A bundle opened in full mode has been completely verified.
 
-Refusals (each a :class:`~skillpack.archive.BundleError` naming the entry):
+Refusals (each a :class:`~skillpack.bundle.BundleError` naming the entry):
 
 ======  ==============================================================
 BND001  the file cannot be opened or is not a zip archive
@@ -56,10 +56,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
-from ..content import IntegrityError, check_bytes
-from ..errors import EXIT_USAGE, Location, SkillpackError
-from ..manifest import FileEntry, Manifest, sha256_digest
-from . import (
+from skillpack.bundle import (
     FORMAT_VERSION,
     INDEX_ENTRY,
     LOCK_ENTRY,
@@ -68,16 +65,8 @@ from . import (
     ZIP_COMMENT,
     BundleError,
 )
-from .index import index_bytes, manifest_from_index
-from .paths import (
-    ABSOLUTE,
-    BACKSLASH,
-    DRIVE,
-    PARENT,
-    collision_key,
-    unsafe_path,
-)
-from .zipformat import (
+from skillpack.bundle.index import manifest_from_index
+from skillpack.bundle.zipformat import (
     CENTRAL,
     CENTRAL_SIG,
     DEFLATED,
@@ -93,6 +82,18 @@ from .zipformat import (
     STORED,
     SYSTEM_UNIX,
     ZIP64_LOCATOR_SIG,
+)
+from skillpack.content import IntegrityError, check_bytes
+from skillpack.errors import EXIT_USAGE, Location, SkillpackError
+from skillpack.lockfile.index import index_bytes
+from skillpack.manifest import FileEntry, Manifest, sha256_digest
+from skillpack.source.paths import (
+    ABSOLUTE,
+    BACKSLASH,
+    DRIVE,
+    PARENT,
+    collision_key,
+    unsafe_path,
 )
 
 Mode = Literal["fast", "full"]
@@ -389,7 +390,10 @@ class Bundle:
         return self._read_entry(e, limit)
 
     def _open_fast(self) -> Manifest:
-        from ..lock import lock_body_digest, split_lock  # imports, never runs, tomli_w
+        from skillpack.lockfile.lock import (  # imports, never runs, tomli_w
+            lock_body_digest,
+            split_lock,
+        )
 
         lock_entry = self._local_entry(0, LOCK_ENTRY)
         self._lock_bytes = self._read_metadata(lock_entry)
@@ -427,7 +431,7 @@ class Bundle:
         return manifest
 
     def _open_full(self) -> Manifest:
-        from ..lock import LockError, parse_lock
+        from skillpack.lockfile.lock import LockError, parse_lock
 
         positions = self._central()
         entries = [_record(self._cd, pos) for pos in positions.values()]
@@ -451,7 +455,7 @@ class Bundle:
             lock = parse_lock(self._lock_bytes, LOCK_ENTRY)
         except LockError as exc:
             raise BundleError("BND013", exc.message, entry=LOCK_ENTRY, hint=exc.hint) from None
-        from ..lock import lock_body_digest, split_lock
+        from skillpack.lockfile.lock import lock_body_digest, split_lock
 
         parts = split_lock(self._lock_bytes)
         assert parts is not None  # parse_lock checked the prologue

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pathspec
 
-from .config import IGNORE_FILE, Config, Root
-from .uri import SKILL_MD, encode_path, file_uri
+from skillpack._internal.uri import SKILL_MD, encode_path, file_uri
+from skillpack.source.config import IGNORE_FILE, Config, Root
 
 SKIP_SYMLINK = "symlink"
 SKIP_SPECIAL = "special"
@@ -381,6 +381,12 @@ def discover(config: Config, within: Sequence[Path] | None = None) -> SourceTree
             _manifest_order(skill)
     walker.skills.sort(key=lambda s: s.skill_path.encode("utf-8"))
     return SourceTree(config, walker.skills, walker.problems)
+
+
+def file_paths(skills: Iterable[SourceSkill]) -> dict[str, Path]:
+    """Where each file of ``skills`` is on disk, by URI (for a
+    :class:`~skillpack.content.TreeSource`)."""
+    return {skill.uri(f.rel): f.path for skill in skills for f in skill.files}
 
 
 def is_within(path: Path | str, directory: Path | str) -> bool:

@@ -6,12 +6,12 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
-from ..client.session import McpSession
-from ..client.transport import RpcError, StdioConnection, TransportError
-from ..client.verify import VerificationError
-from ..errors import EXIT_FINDINGS, EXIT_OK
-from .model import Outcome
-from .scenarios import SCENARIOS, EraContext
+from skillpack.client.session import McpSession
+from skillpack.client.transport import RpcError, StdioConnection, TransportError
+from skillpack.client.verify import VerificationError
+from skillpack.conformance.model import Outcome
+from skillpack.conformance.scenarios import SCENARIOS, EraContext
+from skillpack.errors import EXIT_FINDINGS, EXIT_OK
 
 EraName = Literal["modern", "legacy"]
 SKILLS_SCENARIOS = {"skills-list", "resources-read", "frontmatter", "skills-get", "directory-read"}

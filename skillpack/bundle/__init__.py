@@ -2,13 +2,13 @@
 
 Format (documented in ``docs/bundle-format.md``): a zip archive holding
 ``.skillpack/skillpack.lock`` (the lock bytes, exactly), ``.skillpack/index.json``
-(the compact JSON form of the manifest, see :mod:`skillpack.archive.index`), then
+(the compact JSON form of the manifest, see :mod:`skillpack.lockfile.index`), then
 every file once under its decoded URI path.
 """
 
 from __future__ import annotations
 
-from ..errors import EXIT_FINDINGS, Location, SkillpackError
+from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
 
 FORMAT_VERSION = 1
 METADATA_DIR = ".skillpack/"

@@ -14,20 +14,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..canonical import same_json
-from ..client.session import LEGACY_VERSIONS, MODERN_VERSION, McpSession, ServerDescription
-from ..client.transport import RpcError, TransportError
-from ..client.verify import (
+from skillpack._internal.canonical import same_json
+from skillpack._internal.uri import SKILL_MD
+from skillpack.client.session import LEGACY_VERSIONS, MODERN_VERSION, McpSession, ServerDescription
+from skillpack.client.transport import RpcError, TransportError
+from skillpack.client.verify import (
     DynamicEntry,
     VerificationError,
     check_frontmatter,
     content_bytes,
     entry_from_wire,
 )
-from ..content import IntegrityError, check_bytes
-from ..manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SkillEntry
-from ..uri import SKILL_MD
-from .model import Outcome
+from skillpack.conformance.model import Outcome
+from skillpack.content import IntegrityError, check_bytes
+from skillpack.manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SkillEntry
 
 CACHE_SCOPES = ("public", "private")
 DIRECTORY_MIME = "inode/directory"

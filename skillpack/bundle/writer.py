@@ -12,7 +12,7 @@ timestamp (SOURCE_DATE_EPOCH clamped to the DOS range, else 1980-01-01 00:00:00)
 "made by" Unix, mode 0644 or 0755 (the lock's executable bit) on a regular file; no
 extra fields; the UTF-8 flag on non-ASCII names only; deflate at level 6, and an entry
 is stored instead when deflate would not make it smaller or would look like a zip bomb
-to a reader (see :data:`~skillpack.archive.zipformat.MAX_RATIO`); the zip comment names
+to a reader (see :data:`~skillpack.bundle.zipformat.MAX_RATIO`); the zip comment names
 the format version.
 """
 
@@ -27,13 +27,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
 
-from ..content import ContentSource, IntegrityError, check_bytes
-from ..errors import EXIT_FINDINGS, SkillpackError
-from ..manifest import FileEntry, Manifest
-from . import INDEX_ENTRY, LOCK_ENTRY, ZIP_COMMENT
-from .index import index_bytes
-from .paths import collision_key, unsafe_published_path
-from .zipformat import (
+from skillpack.bundle import INDEX_ENTRY, LOCK_ENTRY, ZIP_COMMENT
+from skillpack.bundle.zipformat import (
     CENTRAL,
     CENTRAL_SIG,
     DEFLATED,
@@ -51,6 +46,11 @@ from .zipformat import (
     VERSION,
     dos_datetime,
 )
+from skillpack.content import ContentSource, IntegrityError, check_bytes
+from skillpack.errors import EXIT_FINDINGS, SkillpackError
+from skillpack.lockfile.index import index_bytes
+from skillpack.manifest import FileEntry, Manifest
+from skillpack.source.paths import collision_key, unsafe_published_path
 
 Compression = Literal["deflate", "stored"]
 COMPRESSIONS: tuple[Compression, ...] = ("deflate", "stored")
@@ -138,7 +138,7 @@ def prepare_entry(
     digest: str | None = None,
 ) -> PreparedEntry:
     """The entry ``name`` holding ``data``, at DOS ``stamp`` (time, date:
-    :func:`~skillpack.archive.zipformat.dos_datetime`); ``digest`` is ``data``'s, when
+    :func:`~skillpack.bundle.zipformat.dos_datetime`); ``digest`` is ``data``'s, when
     the entry is made ahead of :func:`write_bundle` (the build's workers do)."""
     raw_name = name.encode("utf-8")
     flags = 0 if raw_name.isascii() else FLAG_UTF8
@@ -255,11 +255,11 @@ def write_bundle(
     used when their digest is the manifest's. Every other file is read from ``source``
     and checked against the manifest again while it is written (BuildError BLD001 if it
     changed). ``index``: the index bytes of ``manifest`` and ``lock_bytes``, when made
-    already (:func:`skillpack.lock.render_lock_and_index`). ``progress(done, total)`` is
+    already (:func:`skillpack.lockfile.lock.render_lock_and_index`). ``progress(done, total)`` is
     called after each file."""
     if compression not in COMPRESSIONS:
         raise BuildError("BLD004", f"unknown compression {compression!r} (use deflate or stored)")
-    from ..lock import lock_body_digest, split_lock
+    from skillpack.lockfile.lock import lock_body_digest, split_lock
 
     parts = split_lock(lock_bytes)
     if parts is None:

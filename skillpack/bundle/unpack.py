@@ -19,11 +19,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .archive.reader import Bundle, open_bundle
-from .archive.writer import archive_files
-from .config import CONFIG_FILE, DEFAULT_LOCK
-from .errors import EXIT_FINDINGS, Location, SkillpackError, UsageError
-from .fsutil import atomic_write
+from skillpack._internal.fsutil import atomic_write
+from skillpack.bundle.reader import Bundle, open_bundle
+from skillpack.bundle.writer import archive_files
+from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError
+from skillpack.source.config import CONFIG_FILE, DEFAULT_LOCK
 
 
 @dataclass(frozen=True)

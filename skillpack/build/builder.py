@@ -1,7 +1,7 @@
 """The build pipeline: discover, one pass over the skills, lock, archive, signature.
 
 :func:`build` is the library form of ``skillpack build``. The pass
-(:mod:`skillpack.onepass`) lints, hashes and prepares every skill from one read of
+(:mod:`skillpack.build.pipeline`) lints, hashes and prepares every skill from one read of
 each file. The archive is written to a temporary file beside the output and renamed
 into place, so an interrupted build leaves no half archive.
 """
@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .archive.writer import COMPRESSIONS, Compression, write_bundle
-from .archive.zipformat import dos_datetime
-from .config import Config
-from .discovery import SKIP_UNREADABLE, SourceTree, discover
-from .errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
-from .fsutil import atomic_writer, write_if_changed
-from .lock import LockError, check_lock
-from .onepass import one_pass
-from .signing.policy import SigningOptions
+from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
+from skillpack.bundle.zipformat import dos_datetime
+from skillpack.source.config import Config
+from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover
+from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
+from skillpack._internal.fsutil import atomic_writer, write_if_changed
+from skillpack.lockfile.lock import LockError, check_lock
+from skillpack.build.pipeline import one_pass
+from skillpack.signing.policy import SigningOptions
 
 if TYPE_CHECKING:
-    from .lint.finding import Finding
+    from skillpack.lint.finding import Finding
 
 Progress = Callable[[int, int], None]
 
@@ -87,10 +87,10 @@ def build(
     """
     signer = None
     if sign is not None:
-        from .signing.sign import signer_for
+        from skillpack.signing.sign import signer_for
 
         signer = signer_for(sign)
-    from .memory import keep_freed_memory
+    from skillpack._internal.memory import keep_freed_memory
 
     keep_freed_memory()  # before workers fork: they compress thousands of small files
     chosen = compression or config.build.compression
@@ -117,7 +117,7 @@ def build(
         )
 
     def refuse(findings: list[Finding]) -> SkillpackError:
-        from .lint.reporters import location
+        from skillpack.lint.reporters import location
 
         return SkillpackError(
             "BLD010",
@@ -159,7 +159,7 @@ def build(
         )
     signature = None
     if sign is not None and signer is not None:
-        from .signing.sign import write_signature
+        from skillpack.signing.sign import write_signature
 
         signature = write_signature(target, signer, sign.output)
     return BuildResult(

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._schemas import validation_errors
-from .errors import ConfigError, Location
+from skillpack._internal.schemas import validation_errors
+from skillpack.errors import ConfigError, Location
 
 CONFIG_FILE = "skillpack.toml"
 PYPROJECT = "pyproject.toml"

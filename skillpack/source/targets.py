@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import Config, default_config, resolve_config
-from .discovery import SourceSkill, SourceTree, discover, is_within, select
-from .errors import Location, UsageError
+from skillpack.errors import Location, UsageError
+from skillpack.source.config import Config, default_config, resolve_config
+from skillpack.source.discovery import SourceSkill, SourceTree, discover, is_within, select
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+#: A value JSON can hold (what the strict frontmatter reader produces).
+JSONValue = None | bool | int | float | str | list[Any] | dict[str, Any]
+
 
 def canonical_json(value: Any) -> str:
     """The canonical text of a JSON-compatible value."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .archive.reader import Bundle
+from skillpack.bundle.reader import Bundle
 
 
 def describe_bundle(bundle: Bundle) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .frontmatter import (
+from skillpack._internal.fsutil import atomic_write
+from skillpack.source.frontmatter import (
     AMBIGUOUS_SCALAR,
     BOM,
     FrontmatterError,
@@ -38,7 +39,6 @@ from .frontmatter import (
     split_frontmatter,
     yaml_events,
 )
-from .fsutil import atomic_write
 
 CANONICAL_ORDER = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 

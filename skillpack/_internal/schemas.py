@@ -7,12 +7,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # skillpack/
 
 
 def schema_path(name: str) -> Path:
     """Path of a schema file: installed copy first, then the source checkout."""
-    for candidate in (_HERE / "schemas" / name, _HERE.parent / "schemas" / name):
+    for candidate in (_PACKAGE / "schemas" / name, _PACKAGE.parent / "schemas" / name):
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(f"schema {name} is not installed with skillpack")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .model import Outcome
-from .runner import exit_code, render_json, render_table, run_check
-from .scenarios import SCENARIOS
+from skillpack.conformance.model import Outcome
+from skillpack.conformance.runner import exit_code, render_json, render_table, run_check
+from skillpack.conformance.scenarios import SCENARIOS
 
 __all__ = ["SCENARIOS", "Outcome", "exit_code", "render_json", "render_table", "run_check"]

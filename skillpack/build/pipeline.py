@@ -1,12 +1,12 @@
 """A build's one pass over the skills: lint, manifest, lock and archive entries.
 
 Each file is read once. In the process that reads it (forked workers share the skills
-of a large tree, see :mod:`skillpack.parallel`), the lint checks see its bytes, the
+of a large tree, see :mod:`skillpack._internal.parallel`), the lint checks see its bytes, the
 manifest entry hashes them, and the build keeps them for the archive: as finished
 archive entries in forked workers (so compression is shared by the CPUs), as read in a
 single process (the writer's threads then compress them; zlib releases the GIL). Each
 skill's lock table is rendered there too. The archive thus holds exactly the bytes
-the lock describes. Files over :data:`~skillpack.manifest.WHOLE_READ_MAX`, and files
+the lock describes. Files over :data:`~skillpack.source.entries.WHOLE_READ_MAX`, and files
 past :data:`KEPT_BUDGET`, are left for the writer to read again and check.
 """
 
@@ -16,16 +16,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .archive.writer import Compression, PreparedEntry, archive_name, prepare_entry
-from .content import ContentSource, KeptSource, TreeSource
-from .discovery import SourceTree
-from .errors import SkillpackError
-from .lock import render_lock_and_index, render_skill
-from .manifest import Manifest, SkillEntry
-from .parallel import default_jobs
+from skillpack.bundle.writer import Compression, PreparedEntry, archive_name, prepare_entry
+from skillpack.content import ContentSource, KeptSource, TreeSource
+from skillpack.source.discovery import file_paths
+from skillpack.source.discovery import SourceTree
+from skillpack.errors import SkillpackError
+from skillpack.lockfile.lock import render_lock_and_index, render_skill
+from skillpack.manifest import Manifest, SkillEntry
+from skillpack._internal.parallel import default_jobs
 
 if TYPE_CHECKING:
-    from .lint.finding import Finding
+    from skillpack.lint.finding import Finding
 
 #: file bytes one process keeps in memory (as archive entries, or as read) between
 #: hashing a file and writing the archive; a file past it is read again by the writer
@@ -93,8 +94,8 @@ def one_pass(
     """Lint (unless ``lint`` is False; ``refuse(errors)`` is raised on errors), hash,
     and prepare the lock and the archive entries of every skill of ``tree``, entries
     at DOS ``stamp`` with ``compression``; ``jobs`` processes (default:
-    :func:`~skillpack.parallel.default_jobs`)."""
-    from .gate import gated_prepare
+    :func:`~skillpack._internal.parallel.default_jobs`)."""
+    from skillpack.build.gate import gated_prepare
 
     jobs = default_jobs(len(tree.skills)) if jobs is None else jobs
     keeper = _Keeper(compression, stamp, compress=jobs > 1)
@@ -107,5 +108,5 @@ def one_pass(
         entries.update(item.entries)
         kept.update(item.kept)
     return Pass(
-        manifest, lock, index, entries, KeptSource(kept, TreeSource.of(manifest, tree.skills))
+        manifest, lock, index, entries, KeptSource(kept, TreeSource(manifest, file_paths(tree.skills)))
     )

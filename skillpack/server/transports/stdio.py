@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from .protocol import Protocol
+from skillpack.server.protocol import Protocol
 
 #: Longest accepted message line, in bytes. MCP requests are small; this is generous.
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .archive.reader import open_bundle
+from skillpack.bundle.reader import open_bundle
 
 
 @dataclass(frozen=True)

@@ -44,15 +44,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .archive.index import index_bytes, index_digest
-from .archive.paths import unsafe_published_path
-from .errors import EXIT_FINDINGS, Location, SkillpackError
-from .frontmatter import JSONValue
-from .manifest import FileEntry, Manifest, SkillEntry, prepare_manifest, sha256_digest
-from .uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
+from skillpack._internal.canonical import JSONValue
+from skillpack._internal.uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
+from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
+from skillpack.lockfile.index import index_bytes, index_digest
+from skillpack.manifest import FileEntry, Manifest, SkillEntry, sha256_digest
+from skillpack.source.entries import prepare_manifest
+from skillpack.source.paths import unsafe_published_path
 
 if TYPE_CHECKING:
-    from .discovery import SourceTree
+    from skillpack.source.discovery import SourceTree
 
 LOCK_VERSION = "1.0"
 CREATED_BY = "skillpack"
@@ -274,7 +275,7 @@ def parse_lock(data: bytes, where: str, *, check_digest: bool = True) -> Lock:
         raise LockError(
             "LCK001", f"lock is not valid TOML: {exc}", where, "regenerate it with 'skillpack lock'"
         ) from None
-    from ._schemas import validation_errors
+    from skillpack._internal.schemas import validation_errors
 
     errors = validation_errors(SCHEMA, doc)
     if errors:
@@ -376,12 +377,12 @@ class LockStatus:
 
     up_to_date: bool
     problem: str  #: "" when up to date, else one line saying what is wrong
-    lines: tuple[str, ...] = ()  #: the changes, one per line (see skillpack.diff)
+    lines: tuple[str, ...] = ()  #: the changes, one per line (see skillpack.changes)
 
 
 def check_lock(path: Path, manifest: Manifest, expected: bytes | None = None) -> LockStatus:
     """Compare the lock at ``path`` with what :func:`render_lock` gives for ``manifest``."""
-    from .diff import diff_manifests
+    from skillpack.changes import diff_manifests
 
     expected = render_lock(manifest) if expected is None else expected
     try:

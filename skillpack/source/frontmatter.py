@@ -36,7 +36,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-JSONValue = None | bool | int | float | str | list[Any] | dict[str, Any]
+from skillpack._internal.canonical import JSONValue
+
 #: A place in the frontmatter object: mapping keys and sequence indexes from the root.
 KeyPath = tuple[str | int, ...]
 

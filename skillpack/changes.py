@@ -1,4 +1,4 @@
-"""Manifest diff: what changed between two manifests (bundles, trees or locks).
+"""The comparison of two manifests: what changed between two manifests (bundles, trees or locks).
 
 Per skill: skills added or removed; files added, removed or modified (size or digest);
 frontmatter members added, removed or changed. These are exactly the changes that
@@ -7,18 +7,18 @@ revokes a host's approval of the skill. A change of the executable bit alone is
 reported too (it changes the bundle) but marked as not touching the skill entry.
 
 Values are compared as JSON (``1``, ``1.0`` and ``true`` differ), see
-:mod:`skillpack.canonical`. Used by ``skillpack diff`` and ``skillpack lock --check``.
+:mod:`skillpack._internal.canonical`. Used by ``skillpack diff`` (which reads any side with
+:func:`skillpack.bundle.diff.load_manifest`) and ``skillpack lock --check``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from .canonical import canonical_json, same_json
-from .manifest import FileEntry, Manifest, SkillEntry
+from skillpack._internal.canonical import canonical_json, same_json
+from skillpack.manifest import FileEntry, Manifest, SkillEntry
 
 
 class _Missing:
@@ -253,33 +253,3 @@ def diff_manifests(old: Manifest, new: Manifest) -> ManifestDiff:
             if files or front:
                 skills.append(SkillDiff(path, b.uri, "modified", tuple(files), tuple(front)))
     return ManifestDiff(old.name, new.name, old.version, new.version, tuple(skills))
-
-
-def load_manifest(path: Path) -> Manifest:
-    """The manifest of a bundle (``.skp``, verified in full), a lock file or a skill tree
-    (a directory: its configuration is found as for every command)."""
-    from .errors import Location, UsageError
-
-    if path.is_dir():
-        from .config import resolve_config
-        from .discovery import discover
-        from .manifest import build_manifest
-
-        return build_manifest(discover(resolve_config([path])))
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(4)
-    except FileNotFoundError:
-        raise UsageError(
-            "DIF001", "no such bundle, lock or directory", Location(str(path))
-        ) from None
-    except OSError as exc:
-        raise UsageError("DIF001", f"cannot read: {exc.strerror}", Location(str(path))) from None
-    if magic == b"PK\x03\x04" or path.suffix == ".skp":  # a .skp that is no zip: say so
-        from .archive.reader import open_bundle
-
-        with open_bundle(path, mode="full") as bundle:
-            return bundle.manifest
-    from .lock import read_lock
-
-    return read_lock(path).manifest

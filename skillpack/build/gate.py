@@ -12,14 +12,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .discovery import SourceSkill, SourceTree
-from .errors import SkillpackError
-from .lint.catalog import ERROR
-from .lint.context import SkillContext
-from .lint.engine import lint_collecting
-from .lint.finding import Finding
-from .lint.selection import LintOptions
-from .manifest import Manifest, PreparedSkill, SkillHook, prepare_manifest, prepare_skill
+from skillpack.source.discovery import SourceSkill, SourceTree
+from skillpack.errors import SkillpackError
+from skillpack.lint.catalog import ERROR
+from skillpack.lint.context import SkillContext
+from skillpack.lint.engine import lint_collecting
+from skillpack.lint.finding import Finding
+from skillpack.lint.selection import LintOptions
+from skillpack.manifest import Manifest
+from skillpack.source.entries import PreparedSkill, SkillHook, prepare_manifest, prepare_skill
 
 
 def gated_prepare(
@@ -33,9 +34,9 @@ def gated_prepare(
 ) -> tuple[Manifest, list[Any]]:
     """The manifest of ``skills`` (default: all of ``tree``) once they pass lint with the
     rule selection of the tree's configuration, and ``hook``'s product for each skill
-    (see :func:`~skillpack.manifest.prepare_manifest`); ``refuse(errors)`` is raised
+    (see :func:`~skillpack.source.entries.prepare_manifest`); ``refuse(errors)`` is raised
     when findings at error severity remain. ``lint=False`` skips the gate. ``jobs``:
-    processes sharing the skills (default: :func:`~skillpack.parallel.default_jobs`)."""
+    processes sharing the skills (default: :func:`~skillpack._internal.parallel.default_jobs`)."""
     chosen = list(tree.skills if skills is None else skills)
     if not lint:
         return prepare_manifest(tree, chosen, hook=hook, jobs=jobs)
