@@ -16,7 +16,6 @@ from pathlib import Path
 from skillpack._internal.uri import is_valid_authority, is_valid_segment
 from skillpack.content import ContentSource, TreeSource
 from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError, UsageError
-from skillpack.source.discovery import file_paths
 
 Log = Callable[[str], None]
 
@@ -95,6 +94,7 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
         )
     from skillpack.build.gate import gated_manifest
     from skillpack.lint.finding import Finding
+    from skillpack.source.discovery import file_paths
 
     def refuse(errors: list[Finding]) -> SkillpackError:
         from skillpack.lint.reporters import location
