@@ -35,8 +35,8 @@ Block = tuple[str, int]  # the YAML text and its line offset in the file
 
 
 def ruamel_path(block: str, line_offset: int) -> object:
-    fm._check_block(block, line_offset)
-    return fm._walk_events(block, line_offset, {})
+    fm.check_block(block, line_offset)
+    return fm.walk_events(block, line_offset, {})
 
 
 def reader_path(block: str, line_offset: int) -> object:
@@ -82,7 +82,7 @@ def main() -> None:
         blocks = blocks_of(tree)
         if not blocks:
             continue
-        hits = sum(fm._fast_parse(block, offset) is not None for block, offset in blocks)
+        hits = sum(fm.fast_parse(block, offset) is not None for block, offset in blocks)
         slow = best_us_per_file(ruamel_path, blocks, args.runs)
         fast = best_us_per_file(reader_path, blocks, args.runs)
         rate = f"{hits}/{len(blocks)} ({hits / len(blocks):.0%})"

@@ -1,25 +1,31 @@
 """The frontmatter fast path gives exactly what the ruamel event walk gives, or nothing.
 
-``_fast_parse`` is checked against the reference path (``_check_block`` then
-``_walk_events``, ruamel.yaml's event stream) on thousands of generated blocks built
-from tricky pieces, on every SKILL.md of the examples and the shared corpus, and
-through the public ``parse_skill_md``.
+``fast_parse`` is checked against the reference path (``check_block`` then
+``walk_events``, ruamel.yaml's event stream): a hypothesis property over blocks built
+from tricky pieces, every SKILL.md of the examples and the shared corpus, and the
+public ``parse_skill_md``. Its notion of printable characters is checked against
+ruamel.yaml's reader (the reason ruamel.yaml is pinned to one minor series).
 """
 
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
-from skillpack.source import frontmatter as fm
 from skillpack.source.frontmatter import (
     FrontmatterError,
     KeyPath,
     parse_skill_md,
     parse_yaml_subset,
 )
+from skillpack.source.frontmatter.events import walk_events
+from skillpack.source.frontmatter.fastpath import FAST_UNSAFE, fast_parse
+from skillpack.source.frontmatter.text import check_block
 from tests.conftest import CORPUS, EXAMPLES
 
 Positions = dict[KeyPath, tuple[int, int]]
@@ -61,15 +67,15 @@ def reference(block: str, line_offset: int = 0) -> tuple[object, Positions] | Fr
     """The ruamel path: the raw-text checks, then the event walk, bypassing the fast path."""
     positions: Positions = {}
     try:
-        fm._check_block(block, line_offset)
-        return fm._walk_events(block, line_offset, positions), positions
+        check_block(block, line_offset)
+        return walk_events(block, line_offset, positions), positions
     except FrontmatterError as exc:
         return exc
 
 
 def assert_same(block: str, line_offset: int = 0) -> bool:
     """Assert the fast path agrees with the ruamel path; True when it handled ``block``."""
-    fast = fm._fast_parse(block, line_offset)
+    fast = fast_parse(block, line_offset)
     if fast is None:
         return False
     expected = reference(block, line_offset)
@@ -137,6 +143,90 @@ def test_fast_path_agrees_with_ruamel_on_tricky_blocks() -> None:
     assert len(nested) > 100
 
 
+#: characters that matter to YAML's grammar and to the scalar resolvers, for drawn values
+VALUE_ALPHABET = "ab yZ019._-+:#'\"\\,[]{}&*!|>%@`?~=<\t\u00a0\u00e9\u2028\x85\ufeff\U0001f389"
+
+
+@st.composite
+def drawn_blocks(draw: st.DrawFn) -> tuple[str, int]:
+    """A block of entry lines, nested mappings, odd lines and drawn values, with its line
+    offset: the same pieces as :func:`tricky_block`, drawn by hypothesis (so a failure
+    shrinks to a small block)."""
+    ordinary = st.sampled_from(ORDINARY_VALUES)
+    values = st.one_of(
+        ordinary, ordinary, ordinary, st.sampled_from(VALUES), st.text(VALUE_ALPHABET, max_size=8)
+    )
+    keys = st.sampled_from(ORDINARY_KEYS * 4 + KEYS)
+    lines: list[str] = []
+    indent = 0
+    for _ in range(draw(st.integers(1, 7))):
+        kind = draw(st.sampled_from(["entry"] * 5 + ["open"] * 3 + ["dedent"] * 2 + ["odd"]))
+        if kind == "odd":
+            lines.append(draw(st.sampled_from(ODD_LINES)))
+            continue
+        if kind == "open":
+            lines.append(" " * indent + draw(keys) + draw(st.sampled_from([":", ":  "])))
+            indent += draw(st.sampled_from([2, 1, 3, 4, 0]))
+        elif kind == "dedent":
+            indent = draw(st.sampled_from([0, max(indent - 2, 0), *INDENTS]))
+        separator = draw(st.sampled_from([": "] * 20 + SEPARATORS))
+        lines.append(" " * indent + draw(keys) + separator + draw(values))
+    ending = draw(st.sampled_from(["\n"] * 6 + ["\r\n", "\r\n", "\r"]))
+    final = draw(st.sampled_from([ending, ""]))
+    return ending.join(lines) + final, draw(st.sampled_from([0, 1, 7]))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn_blocks())
+@example(("name: x\nmetadata:\n  owner: a\n  deep:\n    k: 1\n  after: 2\ntop: 3\n", 1))
+@example(("a: '1'\r\nb: \"x y\"\r\n", 0))
+def test_fast_path_agrees_with_ruamel_property(case: tuple[str, int]) -> None:
+    """Whatever block the fast path handles, it reads exactly as the event walk does."""
+    block, line_offset = case
+    assert_same(block, line_offset)
+
+
+@st.composite
+def plain_blocks(draw: st.DrawFn) -> str:
+    """Blocks the fast path mostly handles: entry lines and nested mappings indented the
+    ordinary way, with drawn one-line values (plain, quoted, odd characters)."""
+    scalar = st.text(VALUE_ALPHABET.replace("\t", ""), min_size=1, max_size=10)
+    values = st.one_of(
+        st.sampled_from(ORDINARY_VALUES),
+        scalar,
+        scalar.map(lambda v: f'"{v}"'),
+        scalar.map(lambda v: f"'{v}'"),
+    )
+    lines: list[str] = []
+    depth = 0
+    for _ in range(draw(st.integers(1, 8))):
+        key = draw(st.sampled_from(ORDINARY_KEYS + KEYS[:12]))
+        if depth < 3 and draw(st.integers(0, 3)) == 0:
+            lines.append("  " * depth + key + ":")
+            depth += 1
+            continue
+        lines.append("  " * depth + key + ": " + draw(values))
+        depth = draw(st.integers(0, depth))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(plain_blocks(), st.sampled_from([0, 1, 7]))
+def test_fast_path_agrees_with_ruamel_on_plain_blocks_property(block: str, offset: int) -> None:
+    assert_same(block, offset)
+
+
+def test_fast_path_leaves_to_ruamel_every_character_ruamel_refuses() -> None:
+    """The fast path's copy of ruamel.yaml's printable characters is not wider than the
+    original: a character ruamel's reader refuses never reaches the line reader."""
+    from ruamel.yaml.reader import Reader
+
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    refused = set(Reader.NON_PRINTABLE.findall(every))
+    assert refused  # the class still exists and still refuses something
+    assert all(FAST_UNSAFE.match(c) for c in refused)
+
+
 def test_fast_path_handles_realistic_blocks() -> None:
     rng = random.Random(1)
     blocks = [realistic_block(rng) for _ in range(300)]
@@ -179,7 +269,7 @@ def test_fast_path_handles_and_agrees(block: str) -> None:
     ],
 )
 def test_fast_path_leaves_doubtful_blocks_to_ruamel(block: str) -> None:
-    assert fm._fast_parse(block, 0) is None
+    assert fast_parse(block, 0) is None
 
 
 def test_refusals_are_unchanged() -> None:
