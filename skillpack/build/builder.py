@@ -90,9 +90,6 @@ def build(
         from skillpack.signing.sign import signer_for
 
         signer = signer_for(sign)
-    from skillpack._internal.memory import keep_freed_memory
-
-    keep_freed_memory()  # before workers fork: they compress thousands of small files
     chosen = compression or config.build.compression
     if chosen not in COMPRESSIONS:
         raise UsageError("BLD004", f"unknown compression {chosen!r} (use deflate or stored)")

@@ -41,8 +41,9 @@ class ServerDescription:
         value = (self.capabilities.get("extensions") or {}).get(SKILLS_EXTENSION)
         if not isinstance(value, dict):
             return None
-        if isinstance(value.get("config"), dict) and "directoryRead" not in value:
-            return value["config"]
+        config = value.get("config")
+        if isinstance(config, dict) and "directoryRead" not in value:
+            return config
         return value
 
     @property

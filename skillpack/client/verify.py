@@ -121,11 +121,12 @@ def content_bytes(result: Mapping[str, Any], uri: str) -> bytes:
     if len(matching) != 1:
         raise VerificationError("CLI109", uri, "resources/read returned no content for this uri")
     item = matching[0]
-    if isinstance(item.get("text"), str):
-        return item["text"].encode("utf-8")
-    if isinstance(item.get("blob"), str):
+    text, blob = item.get("text"), item.get("blob")
+    if isinstance(text, str):
+        return text.encode("utf-8")
+    if isinstance(blob, str):
         try:
-            return base64.b64decode(item["blob"], validate=True)
+            return base64.b64decode(blob, validate=True)
         except (binascii.Error, ValueError):
             raise VerificationError("CLI109", uri, "blob is not valid base64") from None
     raise VerificationError("CLI109", uri, "content has neither text nor blob")
