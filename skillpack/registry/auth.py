@@ -371,8 +371,9 @@ class Authenticator:
         challenges = parse_challenges(header or "")
         bearer = next((c for c in challenges if c.scheme == "bearer"), None)
         if bearer is not None and bearer.params.get("realm"):
-            if scope in self._tokens:
-                return False  # the token for this very scope was refused
+            if scope in self._tokens and bearer.params.get("error") != "invalid_token":
+                return False  # the token for this very scope was refused, not expired
+            self._tokens.pop(scope, None)
             # remembered without this request's scope and error: later requests of
             # other scopes fetch their own token up front
             self._bearer = Challenge(

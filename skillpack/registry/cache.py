@@ -140,9 +140,8 @@ class Cache:
         """Store ``data`` (a manifest, a signature) under its digest."""
         if "sha256:" + hashlib.sha256(data).hexdigest() != digest:
             raise registry_error("REG042", f"the bytes given for {digest} do not match it")
-        path = self.blob_path(digest)
-        if path.is_file() and path.stat().st_size == len(data):
-            return path
+        if self.get_bytes(digest, limit=len(data)) is not None:
+            return self.blob_path(digest)
         with self.stage(digest) as staged:
             staged.file.write(data)
             return staged.commit()

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("skillpack.registry")
 
+#: never send loopback traffic to a proxy from the environment
+_NO_PROXY: dict[str, str | None] = {"http": None, "https": None, "all": None}
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_REDIRECTS = 5
 USER_AGENT = "skillpack-registry/1"
@@ -233,6 +235,8 @@ class Transport:
                     hint="the registry is slow or unreachable; raise the timeout to wait longer",
                 )
             data: bytes | IO[bytes] | None = body() if callable(body) else body
+            # requests drops None entries, the environment's proxies included
+            proxies = _NO_PROXY if is_loopback(urlsplit(url).hostname or "") else None
             try:
                 response = self.session.request(
                     method,
@@ -244,6 +248,7 @@ class Transport:
                     timeout=(remaining, remaining),
                     allow_redirects=False,
                     verify=self.options.tls_verify,
+                    proxies=proxies,  # type: ignore[arg-type]
                 )
             except requests.exceptions.SSLError as exc:
                 raise self.error(

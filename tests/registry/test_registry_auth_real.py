@@ -35,14 +35,24 @@ def _with(options: ClientOptions, user: str, password: str) -> ClientOptions:
 
 
 def test_basic_auth_push_and_fetch(
-    basic_registry: DistributionRegistry, options: ClientOptions, bundle: Path, tmp_path: Path
+    basic_registry: DistributionRegistry,
+    options: ClientOptions,
+    bundle: Path,
+    signature: Path,
+    tmp_path: Path,
 ) -> None:
     alice = _with(options, "alice", USERS["alice"])
     pushed = push_bundle(
-        bundle, basic_registry.ref("acme/skills", "1"), name="n", version="v", options=alice
+        bundle,
+        basic_registry.ref("acme/skills", "1"),
+        name="n",
+        version="v",
+        signature_path=signature,
+        options=alice,
     )
     got = fetch_bundle(str(pushed), cache_dir=tmp_path / "c", options=alice)
     assert got.bundle_path.read_bytes() == bundle.read_bytes()
+    assert got.signature == signature.read_bytes()
 
 
 def test_basic_auth_from_the_environment_and_docker_config(
@@ -105,14 +115,18 @@ def test_bearer_round_trip_and_refusals(
     token_server: TokenServer,
     options: ClientOptions,
     bundle: Path,
+    signature: Path,
     tmp_path: Path,
 ) -> None:
     ref = bearer_registry.ref("acme/skills", "1.2.3")
     writer = _with(options, WRITER, PASSWORDS[WRITER])
-    pushed = push_bundle(bundle, ref, name="n", version="v", options=writer)
+    pushed = push_bundle(
+        bundle, ref, name="n", version="v", signature_path=signature, options=writer
+    )
     reader = _with(options, READER, PASSWORDS[READER])
     got = fetch_bundle(ref, cache_dir=tmp_path / "c", options=reader)
     assert got.manifest_digest == pushed.manifest_digest
+    assert got.signature == signature.read_bytes()
     # a reader can pull but has no push right: asked for it, refused with a code
     with pytest.raises(RegistryError) as info:
         push_bundle(

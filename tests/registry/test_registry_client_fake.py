@@ -287,3 +287,13 @@ def test_fetch_with_the_api_finds_the_signature(
     assert got.signature == signature.read_bytes()
     assert got.bundle_path.read_bytes() == bundle.read_bytes()
     assert sha256_digest(got.manifest) == pushed.manifest_digest
+
+
+def test_loopback_registries_bypass_proxies_from_the_environment(
+    fake: FakeRegistry, options: ClientOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "all_proxy"):
+        monkeypatch.setenv(name, "http://proxy.invalid:3128")
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert _client(fake, options).blob_exists("sha256:" + "1" * 64) is False
