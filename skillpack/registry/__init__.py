@@ -175,7 +175,9 @@ def push_bundle(
     ) as client:
         client.push_blob(EMPTY_JSON, EMPTY_DIGEST)
         client.push_blob(bundle, bundle_digest)
-        manifest_digest = client.push_manifest(reference.tag, manifest, OCI_MANIFEST_MEDIA_TYPE)
+        # by digest first, the signature next, the tag last: a tag never names the
+        # bundle before its signature is attached
+        manifest_digest = client.push_manifest(None, manifest, OCI_MANIFEST_MEDIA_TYPE)
         signature_digest = None
         if signature is not None and signature_file is not None:
             pushed = client.push_blob(signature)
@@ -188,6 +190,8 @@ def push_bundle(
                 source_date_epoch=epoch,
             )
             signature_digest = client.add_referrer(referrer, OCI_MANIFEST_MEDIA_TYPE)
+        if reference.tag is not None:
+            client.push_manifest(reference.tag, manifest, OCI_MANIFEST_MEDIA_TYPE)
     return PushResult(
         reference=reference.by_digest(manifest_digest),
         manifest_digest=manifest_digest,

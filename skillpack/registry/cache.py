@@ -51,6 +51,7 @@ class StagedBlob:
         self.file = file
         self.temp = temp
         self.path = cache.blob_path(digest)
+        self.committed = False
 
     def commit(self) -> Path:
         """Check the digest of what was written, fsync, and rename it into place."""
@@ -63,6 +64,7 @@ class StagedBlob:
                     "REG042", f"the bytes written to the cache for {self.digest} do not match it"
                 )
             os.replace(self.temp, self.path)
+            self.committed = True
             _fsync_dir(self.path.parent)
         except OSError as exc:
             self.discard()
@@ -73,10 +75,12 @@ class StagedBlob:
         return self.path
 
     def discard(self) -> None:
+        """Close and remove the temporary file, unless it was committed."""
         with contextlib.suppress(OSError):
             self.file.close()
-        with contextlib.suppress(OSError):
-            self.temp.unlink()
+        if not self.committed:
+            with contextlib.suppress(OSError):
+                self.temp.unlink()
 
 
 class Cache:
@@ -121,8 +125,8 @@ class Cache:
 
     @contextlib.contextmanager
     def stage(self, digest: str) -> Iterator[StagedBlob]:
-        """A :class:`StagedBlob` to write ``digest`` into; discarded unless committed
-        (commit it inside or after the ``with`` block)."""
+        """A :class:`StagedBlob` to write ``digest`` into; discarded at the end of the
+        ``with`` block unless committed inside it."""
         path = self.blob_path(digest)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -132,9 +136,8 @@ class Cache:
         staged = StagedBlob(self, digest, os.fdopen(fd, "wb"), Path(temp))
         try:
             yield staged
-        except BaseException:
+        finally:
             staged.discard()
-            raise
 
     def put_bytes(self, digest: str, data: bytes) -> Path:
         """Store ``data`` (a manifest, a signature) under its digest."""

@@ -283,6 +283,13 @@ def test_fetch_with_the_api_finds_the_signature(
         options=options,
     )
     assert referrers_tag(pushed.manifest_digest) not in fake.tags
+    puts = [path for method, path in fake.log if method == "PUT" and "/manifests/" in path]
+    # by digest, then the signature, then the tag: the tag never names an unsigned bundle
+    assert puts == [
+        f"/v2/acme/skills/manifests/{pushed.manifest_digest}",
+        f"/v2/acme/skills/manifests/{pushed.signature_digest}",
+        "/v2/acme/skills/manifests/1",
+    ]
     got = fetch_bundle(fake.ref("acme/skills", "1"), cache_dir=tmp_path / "c", options=options)
     assert got.signature == signature.read_bytes()
     assert got.bundle_path.read_bytes() == bundle.read_bytes()

@@ -52,6 +52,7 @@ def test_push_then_fetch_by_tag_and_by_digest(
     assert by_tag.bundle_path.read_bytes() == bundle.read_bytes()
     assert (by_tag.name, by_tag.version, by_tag.signature) == ("oci-demo", "1.2.3", None)
     assert by_tag.bundle_path == cache / "blobs" / "sha256" / pushed.bundle_digest[7:]
+    assert not [p for p in files_under(cache) if p.name.startswith(".tmp-")]
     by_digest = fetch_bundle(str(pushed), cache_dir=tmp_path / "other", options=options)
     assert by_digest.bundle_path.read_bytes() == bundle.read_bytes()
     assert not by_digest.from_cache
