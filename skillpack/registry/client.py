@@ -373,7 +373,9 @@ class RegistryClient:
                 params=params,
                 stream=True,
             )
-            if response.status_code == 404 and pages == 0:
+            # 404 is the spec's "no referrers API"; 405 and 501 are what some registries
+            # that predate it answer instead
+            if response.status_code in (404, 405, 501) and pages == 0:
                 response.close()
                 self._referrers_api = False
                 return None
