@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from skillpack.registry.artifact import Descriptor, ImageManifest
-    from skillpack.registry.auth import Credentials
     from skillpack.registry.cache import Cache
     from skillpack.registry.client import RegistryClient
+    from skillpack.registry.credentials import Credentials
     from skillpack.registry.errors import CODES, RegistryError
     from skillpack.registry.reference import Reference, parse_reference
     from skillpack.registry.transport import ClientOptions
@@ -36,7 +36,7 @@ _EXPORTS = {
     "Reference": "skillpack.registry.reference",
     "parse_reference": "skillpack.registry.reference",
     "ClientOptions": "skillpack.registry.transport",
-    "Credentials": "skillpack.registry.auth",
+    "Credentials": "skillpack.registry.credentials",
     "RegistryClient": "skillpack.registry.client",
     "Cache": "skillpack.registry.cache",
     "RegistryError": "skillpack.registry.errors",

@@ -35,7 +35,7 @@ from skillpack.registry.errors import RegistryError, registry_error
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from skillpack.registry.auth import Credentials
+    from skillpack.registry.credentials import Credentials
 
 log = logging.getLogger("skillpack.registry")
 

@@ -10,12 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillpack.registry import ClientOptions, Credentials, RegistryClient, RegistryError
-from skillpack.registry.auth import (
-    docker_config_path,
-    parse_challenges,
-    resolve_credentials,
-    scope_for,
-)
+from skillpack.registry.auth import parse_challenges, scope_for
+from skillpack.registry.credentials import docker_config_path, resolve_credentials
 
 
 def _config(directory: Path, value: object) -> Path:

@@ -1,5 +1,6 @@
 """docs/registry.md lists every REG code with its summary and exit code; the package
-imports nothing of skillpack but skillpack.errors, and importing it stays cheap."""
+imports nothing of skillpack but skillpack.errors, its modules import each other without
+cycles (TYPE_CHECKING imports included), and importing it stays cheap."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import ast
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from skillpack.registry.errors import CODES, INTEGRITY_CODES, RegistryError
 from tests.conftest import REPO
@@ -51,3 +53,29 @@ def test_importing_the_package_is_cheap() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     ).stdout.strip()
     assert out == "[]"
+
+
+def _registry_imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("skillpack.registry."):
+                found.add(node.module.rpartition(".")[2])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("skillpack.registry."):
+                    found.add(alias.name.split(".")[2])
+    return found
+
+
+def test_no_import_cycles_inside_the_package() -> None:
+    graph = {path.stem: _registry_imports(path) for path in PACKAGE.glob("*.py")}
+    graph.pop("__init__")  # the facade imports everything, nothing imports it
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in graph.get(start, ()):
+            if nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt})):
+                return True
+        return False
+
+    assert [m for m in graph if reaches(m, m, set())] == []
