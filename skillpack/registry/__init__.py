@@ -1,0 +1,410 @@
+"""Bundles as OCI artifacts: push to and fetch from OCI registries (floor 7).
+
+This package moves bytes and checks digests; it never decides trust. A fetched bundle
+is verified against its manifest (which is verified against its digest), but its
+contents and its signature are the caller's to verify (``bundle/`` and ``signing/``).
+
+Public API (imported lazily, so ``import skillpack.registry`` stays cheap):
+
+- :func:`push_bundle` and :func:`fetch_bundle`, with :class:`PushResult` and
+  :class:`FetchResult`;
+- :class:`Reference` / :func:`parse_reference` (``oci://`` references);
+- :class:`ClientOptions`, :class:`Credentials`, :class:`RegistryClient`, :class:`Cache`;
+- :class:`RegistryError` and :data:`CODES` (the ``REG…`` codes).
+
+Media types, layout, authentication, timeouts, cache and codes: docs/registry.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skillpack.registry.artifact import Descriptor, ImageManifest
+    from skillpack.registry.cache import Cache
+    from skillpack.registry.client import RegistryClient
+    from skillpack.registry.credentials import Credentials
+    from skillpack.registry.errors import CODES, RegistryError
+    from skillpack.registry.reference import Reference, parse_reference
+    from skillpack.registry.transport import ClientOptions
+
+_EXPORTS = {
+    "Reference": "skillpack.registry.reference",
+    "parse_reference": "skillpack.registry.reference",
+    "ClientOptions": "skillpack.registry.transport",
+    "Credentials": "skillpack.registry.credentials",
+    "RegistryClient": "skillpack.registry.client",
+    "Cache": "skillpack.registry.cache",
+    "RegistryError": "skillpack.registry.errors",
+    "CODES": "skillpack.registry.errors",
+    "Descriptor": "skillpack.registry.artifact",
+}
+
+__all__ = [
+    "CODES",
+    "Cache",
+    "ClientOptions",
+    "Credentials",
+    "Descriptor",
+    "FetchResult",
+    "PushResult",
+    "Reference",
+    "RegistryClient",
+    "RegistryError",
+    "fetch_bundle",
+    "parse_reference",
+    "push_bundle",
+]
+
+#: signature files larger than this are refused on fetch (Sigstore bundles are a few KiB)
+MAX_SIGNATURE_SIZE = 4 * 1024 * 1024
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skillpack.registry' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class PushResult:
+    """What :func:`push_bundle` pushed. ``reference`` is by digest; ``str()`` of the
+    result is that reference."""
+
+    reference: Reference
+    manifest_digest: str
+    tag: str | None
+    bundle_digest: str
+    bundle_size: int
+    signature_digest: str | None
+
+    def __str__(self) -> str:
+        return str(self.reference)
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """What :func:`fetch_bundle` fetched. ``bundle_path`` is the verified blob in the
+    cache (read it; do not modify it). ``name`` and ``version`` come from the manifest's
+    annotations and are not verified. ``signature`` is the first Sigstore bundle
+    referrer (``signatures`` has all of them, in the registry's order), or ``None``."""
+
+    reference: Reference
+    manifest_digest: str
+    manifest: bytes
+    bundle_path: Path
+    bundle_digest: str
+    bundle_size: int
+    name: str | None
+    version: str | None
+    signatures: tuple[bytes, ...]
+    from_cache: bool
+
+    @property
+    def signature(self) -> bytes | None:
+        return self.signatures[0] if self.signatures else None
+
+    def __str__(self) -> str:
+        return str(self.reference)
+
+
+def push_bundle(
+    bundle_path: Path | str,
+    ref: Reference | str,
+    *,
+    name: str,
+    version: str,
+    signature_path: Path | str | None = None,
+    options: ClientOptions | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> PushResult:
+    """Push a ``.skp`` bundle (and its Sigstore signature, as a referrer) to ``ref``.
+
+    ``ref`` is ``oci://REGISTRY/REPOSITORY[:TAG]`` (no tag: the manifest is pushed
+    untagged). ``name`` and ``version`` become annotations; ``SOURCE_DATE_EPOCH`` (from
+    ``environ``, default ``os.environ``) gives ``org.opencontainers.image.created``.
+    The same inputs give the same manifest digest."""
+    from skillpack.registry.artifact import (
+        EMPTY_DIGEST,
+        EMPTY_JSON,
+        OCI_MANIFEST_MEDIA_TYPE,
+        Descriptor,
+        bundle_manifest,
+        signature_manifest,
+    )
+    from skillpack.registry.client import RegistryClient, file_digest
+    from skillpack.registry.errors import registry_error
+    from skillpack.registry.reference import parse_reference
+
+    reference = parse_reference(ref) if isinstance(ref, str) else ref
+    if reference.digest is not None:
+        raise registry_error(
+            "REG007",
+            f"{reference}: a push goes to a tag or to the repository, not to a digest",
+            hint="drop the @sha256:... part; the pushed digest is printed",
+        )
+    env = os.environ if environ is None else environ
+    epoch = env.get("SOURCE_DATE_EPOCH")
+    bundle = Path(bundle_path)
+    signature_file = Path(signature_path) if signature_path is not None else None
+    try:
+        bundle_size = bundle.stat().st_size
+        bundle_digest = file_digest(bundle)
+        signature = signature_file.read_bytes() if signature_file is not None else None
+    except OSError as exc:
+        raise registry_error(
+            "REG053", f"{exc.filename or bundle}: cannot be read ({exc.strerror})"
+        ) from None
+    manifest = bundle_manifest(
+        bundle_digest,
+        bundle_size,
+        file_name=bundle.name,
+        name=name,
+        version=version,
+        source_date_epoch=epoch,
+    )
+    with RegistryClient(
+        reference.registry, reference.repository, _options(options, environ)
+    ) as client:
+        client.push_blob(EMPTY_JSON, EMPTY_DIGEST)
+        client.push_blob(bundle, bundle_digest)
+        # by digest first, the signature next, the tag last: a tag never names the
+        # bundle before its signature is attached
+        manifest_digest = client.push_manifest(None, manifest, OCI_MANIFEST_MEDIA_TYPE)
+        signature_digest = None
+        if signature is not None and signature_file is not None:
+            pushed = client.push_blob(signature)
+            subject = Descriptor(OCI_MANIFEST_MEDIA_TYPE, manifest_digest, len(manifest))
+            referrer = signature_manifest(
+                pushed.digest,
+                pushed.size,
+                subject,
+                file_name=signature_file.name,
+                source_date_epoch=epoch,
+            )
+            signature_digest = client.add_referrer(referrer, OCI_MANIFEST_MEDIA_TYPE)
+        if reference.tag is not None:
+            client.push_manifest(reference.tag, manifest, OCI_MANIFEST_MEDIA_TYPE)
+    return PushResult(
+        reference=reference.by_digest(manifest_digest),
+        manifest_digest=manifest_digest,
+        tag=reference.tag,
+        bundle_digest=bundle_digest,
+        bundle_size=bundle_size,
+        signature_digest=signature_digest,
+    )
+
+
+def fetch_bundle(
+    ref: Reference | str,
+    *,
+    cache_dir: Path | str | None = None,
+    offline: bool = False,
+    signatures: bool = True,
+    options: ClientOptions | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> FetchResult:
+    """Fetch a bundle into the content-addressed cache and return where it is.
+
+    Checks the manifest against the digest asked for (and ``Docker-Content-Digest``),
+    and the blob against the manifest's layer descriptor (size and digest). A reference
+    by digest whose manifest, blob and referrer record are all cached needs no network.
+    ``offline=True`` uses the cache only (a tag resolves to the digest it last had) and
+    raises ``REG060`` naming the reference when something is missing. ``signatures``
+    fetches the Sigstore referrers (their bytes, not checked: that is ``signing/``'s).
+    Nothing is written to the cache unless everything fetched checked out."""
+    from skillpack.registry.cache import Cache
+    from skillpack.registry.errors import registry_error
+    from skillpack.registry.reference import parse_reference
+
+    reference = parse_reference(ref) if isinstance(ref, str) else ref
+    if reference.target is None:
+        raise registry_error(
+            "REG006",
+            f"{reference}: say which bundle, with :TAG or @sha256:...",
+            hint=f"e.g. {reference}:1.0.0",
+        )
+    cache = Cache(Path(cache_dir) if cache_dir is not None else None, environ)
+    digest = reference.digest
+    if digest is None and offline and reference.tag is not None:
+        digest = cache.get_tag(reference.registry, reference.repository, reference.tag)
+    if digest is not None:
+        cached = _from_cache(cache, reference, digest, signatures)
+        if cached is not None:
+            return cached
+    if offline:
+        raise registry_error(
+            "REG060",
+            f"{reference} is not in the cache {cache.root} and the fetch is offline",
+            hint="fetch it once online, or drop --offline",
+        )
+    return _fetch_online(cache, reference, signatures, _options(options, environ))
+
+
+def _options(options: ClientOptions | None, environ: Mapping[str, str] | None) -> ClientOptions:
+    """``options`` reading ``environ`` unless they name an environment of their own."""
+    from skillpack.registry.transport import ClientOptions
+
+    if options is None:
+        return ClientOptions(environ=environ)
+    if options.environ is None and environ is not None:
+        import dataclasses
+
+        return dataclasses.replace(options, environ=environ)
+    return options
+
+
+def _manifest_result(
+    reference: Reference,
+    manifest_digest: str,
+    data: bytes,
+    manifest: ImageManifest,
+    layer: Descriptor,
+    path: Path,
+    signatures: tuple[bytes, ...],
+    from_cache: bool,
+) -> FetchResult:
+    from skillpack.registry.artifact import ANNOTATION_BUNDLE_NAME, ANNOTATION_BUNDLE_VERSION
+
+    return FetchResult(
+        reference=reference.by_digest(manifest_digest),
+        manifest_digest=manifest_digest,
+        manifest=data,
+        bundle_path=path,
+        bundle_digest=layer.digest,
+        bundle_size=layer.size,
+        name=manifest.annotations.get(ANNOTATION_BUNDLE_NAME),
+        version=manifest.annotations.get(ANNOTATION_BUNDLE_VERSION),
+        signatures=signatures,
+        from_cache=from_cache,
+    )
+
+
+def _from_cache(
+    cache: Cache, reference: Reference, digest: str, want_signatures: bool
+) -> FetchResult | None:
+    """The cached bundle ``digest`` if everything it needs is cached and intact."""
+    from skillpack.registry.artifact import (
+        SIGSTORE_BUNDLE_MEDIA_TYPE,
+        Descriptor,
+        bundle_layer,
+        parse_image_manifest,
+        parse_index,
+    )
+
+    data = cache.get_bytes(digest)
+    if data is None:
+        return None
+    manifest = parse_image_manifest(data)
+    layer = bundle_layer(manifest)
+    if not cache.has_blob(layer.digest, layer.size):
+        return None
+    found: list[bytes] = []
+    if want_signatures:
+        index = cache.get_referrers(digest)
+        if index is None:
+            return None
+        for entry in parse_index(index):
+            referrer = Descriptor.from_json(entry)
+            referrer_data = cache.get_bytes(referrer.digest)
+            if referrer_data is None:
+                return None
+            layers = [
+                d
+                for d in parse_image_manifest(referrer_data).layers
+                if d.media_type == SIGSTORE_BUNDLE_MEDIA_TYPE
+            ]
+            if not layers:
+                continue
+            blob = cache.get_bytes(layers[0].digest)
+            if blob is None:
+                return None
+            found.append(blob)
+    return _manifest_result(
+        reference, digest, data, manifest, layer, cache.blob_path(layer.digest), tuple(found), True
+    )
+
+
+def _fetch_online(
+    cache: Cache, reference: Reference, want_signatures: bool, options: ClientOptions
+) -> FetchResult:
+    import contextlib
+    import io
+
+    from skillpack.registry.artifact import (
+        OCI_MANIFEST_MEDIA_TYPE,
+        SIGSTORE_BUNDLE_MEDIA_TYPE,
+        bundle_layer,
+        index_manifest,
+        parse_image_manifest,
+    )
+    from skillpack.registry.client import RegistryClient
+    from skillpack.registry.errors import registry_error
+
+    with RegistryClient(reference.registry, reference.repository, options) as client:
+        fetched = client.get_manifest(reference)
+        if fetched.media_type != OCI_MANIFEST_MEDIA_TYPE:
+            raise registry_error(
+                "REG050",
+                f"{reference} is a {fetched.media_type or 'manifest of unknown type'}, not an "
+                "OCI image manifest of a skillpack bundle",
+            )
+        manifest = parse_image_manifest(fetched.data)
+        layer = bundle_layer(manifest)
+        staging = (
+            contextlib.nullcontext(None)
+            if cache.has_blob(layer.digest, layer.size)
+            else cache.stage(layer.digest)
+        )
+        with staging as staged:
+            if staged is not None:
+                client.get_blob(layer.digest, staged.file, size=layer.size)
+            # signatures: every Sigstore referrer whose manifest names this subject
+            small: dict[str, bytes] = {fetched.digest: fetched.data}
+            entries: list[dict[str, Any]] = []
+            found: list[bytes] = []
+            if want_signatures:
+                for descriptor in client.referrers(fetched.digest, SIGSTORE_BUNDLE_MEDIA_TYPE):
+                    referrer = client.get_manifest(descriptor.digest)
+                    parsed = parse_image_manifest(referrer.data)
+                    if parsed.subject is None or parsed.subject.digest != fetched.digest:
+                        continue  # an index entry that does not refer to this manifest
+                    layers = [
+                        d for d in parsed.layers if d.media_type == SIGSTORE_BUNDLE_MEDIA_TYPE
+                    ]
+                    if len(layers) != 1:
+                        continue
+                    buffer = io.BytesIO()
+                    client.get_blob(
+                        layers[0].digest, buffer, size=layers[0].size, max_size=MAX_SIGNATURE_SIZE
+                    )
+                    small[referrer.digest] = referrer.data
+                    small[layers[0].digest] = buffer.getvalue()
+                    entries.append(descriptor.to_json())
+                    found.append(buffer.getvalue())
+            # everything checked out: only now does anything reach the cache
+            if staged is not None:
+                staged.commit()
+        for digest, data in small.items():
+            cache.put_bytes(digest, data)
+        if want_signatures:
+            cache.put_referrers(fetched.digest, index_manifest(entries))
+        if reference.digest is None and reference.tag is not None:
+            cache.put_tag(reference.registry, reference.repository, reference.tag, fetched.digest)
+    return _manifest_result(
+        reference,
+        fetched.digest,
+        fetched.data,
+        manifest,
+        layer,
+        cache.blob_path(layer.digest),
+        tuple(found),
+        False,
+    )
