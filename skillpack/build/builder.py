@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skillpack._internal.fsutil import atomic_writer, write_if_changed
+from skillpack.build.pipeline import one_pass
 from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
 from skillpack.bundle.zipformat import dos_datetime
+from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
+from skillpack.lockfile.lock import LockError, check_lock
+from skillpack.signing.policy import SigningOptions
 from skillpack.source.config import Config
 from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover
-from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
-from skillpack._internal.fsutil import atomic_writer, write_if_changed
-from skillpack.lockfile.lock import LockError, check_lock
-from skillpack.build.pipeline import one_pass
-from skillpack.signing.policy import SigningOptions
 
 if TYPE_CHECKING:
     from skillpack.lint.finding import Finding

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from skillpack.source.discovery import SourceSkill, SourceTree
 from skillpack.errors import SkillpackError
 from skillpack.lint.catalog import ERROR
 from skillpack.lint.context import SkillContext
@@ -20,6 +19,7 @@ from skillpack.lint.engine import lint_collecting
 from skillpack.lint.finding import Finding
 from skillpack.lint.selection import LintOptions
 from skillpack.manifest import Manifest
+from skillpack.source.discovery import SourceSkill, SourceTree
 from skillpack.source.entries import PreparedSkill, SkillHook, prepare_manifest, prepare_skill
 
 

@@ -16,14 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from skillpack._internal.parallel import default_jobs
 from skillpack.bundle.writer import Compression, PreparedEntry, archive_name, prepare_entry
 from skillpack.content import ContentSource, KeptSource, TreeSource
-from skillpack.source.discovery import file_paths
-from skillpack.source.discovery import SourceTree
 from skillpack.errors import SkillpackError
 from skillpack.lockfile.lock import render_lock_and_index, render_skill
 from skillpack.manifest import Manifest, SkillEntry
-from skillpack._internal.parallel import default_jobs
+from skillpack.source.discovery import SourceTree, file_paths
 
 if TYPE_CHECKING:
     from skillpack.lint.finding import Finding
@@ -108,5 +107,9 @@ def one_pass(
         entries.update(item.entries)
         kept.update(item.kept)
     return Pass(
-        manifest, lock, index, entries, KeptSource(kept, TreeSource(manifest, file_paths(tree.skills)))
+        manifest,
+        lock,
+        index,
+        entries,
+        KeptSource(kept, TreeSource(manifest, file_paths(tree.skills))),
     )
