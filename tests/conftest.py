@@ -1,4 +1,4 @@
-"""Shared fixtures: run the real CLI in a subprocess, write skill trees, find shared/."""
+"""Shared fixtures: run the real CLI in a subprocess, write skill trees, the test data."""
 
 from __future__ import annotations
 
@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-# shared/ beside the checkout, or beside its parent (worktrees live one level deeper);
-# SKILLPACK_SHARED overrides both
+#: what the tests need, in the clone (tests/data/README.md)
+DATA = REPO / "tests" / "data"
+VECTORS = DATA / "vectors"  #: the spec vectors, byte for byte
+MCP_SCHEMA = DATA / "spec" / "mcp-2026-07-28.schema.json"
+SAMPLE = DATA / "sample"  #: a small tree shaped like a real skills repository
+EXAMPLES = REPO / "examples"
+# the optional extra: shared/ beside the checkout, or beside its parent (worktrees live
+# one level deeper); SKILLPACK_SHARED overrides both
 SHARED = Path(
     os.environ.get("SKILLPACK_SHARED")
     or next(
@@ -20,9 +26,7 @@ SHARED = Path(
         REPO.parent / "shared",
     )
 )
-VECTORS = SHARED / "vectors"
 CORPUS = SHARED / "corpus" / "anthropics-skills"
-EXAMPLES = REPO / "examples"
 
 
 def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -98,8 +102,6 @@ def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
 
 @pytest.fixture
 def vectors() -> Path:
-    if not VECTORS.is_dir():
-        pytest.skip("../shared/vectors is not present")
     return VECTORS
 
 

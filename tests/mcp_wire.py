@@ -19,17 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 
-from tests.conftest import REPO, SHARED, cli_env
+from tests.conftest import MCP_SCHEMA, REPO, VECTORS, cli_env
 
-
-def shared_dir() -> Path:
-    """../shared beside the checkout (as CI lays it out), or $SKILLPACK_SHARED (worktrees)."""
-    return Path(os.environ.get("SKILLPACK_SHARED", SHARED))
-
-
-CORE_SCHEMA = shared_dir() / "spec" / "mcp-2026-07-28.schema.json"
+CORE_SCHEMA = MCP_SCHEMA
 SKILLS_SCHEMA = REPO / "schemas" / "skills-extension.schema.json"
 VERSION = "2026-07-28"
 META = {
@@ -47,7 +40,7 @@ RESULT_SCHEMAS = {
     "skills/get": ("skills", "GetSkillResult"),
     "resources/directory/read": ("skills", "ReadResourceDirectoryResult"),
 }
-#: ../shared/vectors (README): URI -> (size, digest), served at skill paths code-review
+#: tests/data/vectors (README): URI -> (size, digest), served at skill paths code-review
 #: and acme/billing/refunds
 VECTOR_FILES = {
     "skill://code-review/SKILL.md": (
@@ -66,8 +59,6 @@ HANG_GUARD_S = 60.0
 @cache
 def _schema(which: str) -> dict[str, Any]:
     path = CORE_SCHEMA if which == "core" else SKILLS_SCHEMA
-    if not path.is_file():
-        pytest.skip(f"{path} is not present (set SKILLPACK_SHARED to the shared/ folder)")
     data: dict[str, Any] = json.loads(path.read_text("utf-8"))
     return data
 
@@ -95,11 +86,8 @@ def vector_tree(root: Path) -> Path:
     """The spec vectors laid out as served: ``code-review`` and ``acme/billing/refunds``."""
     import shutil
 
-    vectors = shared_dir() / "vectors"
-    if not vectors.is_dir():
-        pytest.skip(f"{vectors} is not present")
-    shutil.copytree(vectors / "code-review", root / "code-review")
-    shutil.copytree(vectors / "refunds", root / "acme" / "billing" / "refunds")
+    shutil.copytree(VECTORS / "code-review", root / "code-review")
+    shutil.copytree(VECTORS / "refunds", root / "acme" / "billing" / "refunds")
     return root
 
 

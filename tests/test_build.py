@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests._bundles import build, make_project
-from tests.conftest import EXAMPLES, REPO, cli_env, run_cli, write_skill
+from tests.conftest import EXAMPLES, REPO, SAMPLE, cli_env, run_cli, write_skill
 
 PYTHONS = {
     "3.12": Path("/root/.pyenv/versions/3.12.1/bin/python3.12"),
@@ -312,21 +312,38 @@ def test_examples_build_verify_inspect(tmp_path: Path) -> None:
     assert inspect.stdout.rstrip().endswith("total: 5 skills, 10 files, 4708 bytes")
 
 
-def test_corpus_build_verify_inspect(corpus: Path, tmp_path: Path) -> None:
-    project = tmp_path / "corpus"
+def _build_verify_inspect(tree: Path, tmp_path: Path) -> tuple[str, Path]:
+    """Build a bundle of the skills in ``tree``, verify it and check that inspect counts
+    every file and skill on disk; the verify output and the bundle."""
+    project = tmp_path / "project"
     project.mkdir()
     (project / "skillpack.toml").write_text(
-        f'name = "anthropics-skills"\nversion = "1.0.0"\nroots = ["{corpus}"]\n'
+        f'name = "{tree.name}"\nversion = "1.0.0"\nroots = ["{tree}"]\n'
     )
-    bundle = build(project, tmp_path / "corpus.skp")
+    bundle = build(project, tmp_path / f"{tree.name}.skp")
     verify = run_cli("verify", bundle)
     assert verify.returncode == 0, verify.stderr
-    assert "12 skills" in verify.stdout
     info = json.loads(run_cli("inspect", bundle, "--json").stdout)
-    on_disk = sorted(p for p in corpus.rglob("*") if p.is_file() and not p.name.startswith("."))
+    on_disk = sorted(p for p in tree.rglob("*") if p.is_file() and not p.name.startswith("."))
     assert info["totals"]["files"] == len(on_disk)
     assert info["totals"]["bytes"] == sum(p.stat().st_size for p in on_disk)
-    assert {s["frontmatter"]["name"] for s in info["skills"]} == {p.name for p in corpus.iterdir()}
+    assert {s["frontmatter"]["name"] for s in info["skills"]} == {p.name for p in tree.iterdir()}
+    return verify.stdout, bundle
+
+
+def test_sample_build_verify_inspect(tmp_path: Path) -> None:
+    verify, bundle = _build_verify_inspect(SAMPLE, tmp_path)
+    assert "sample 1.0.0, 4 skills, 16 files verified" in verify
+    inspect = run_cli("inspect", bundle).stdout
+    assert "scripts/check_page.py x" in inspect and "scripts/serve.sh x" in inspect
+    with zipfile.ZipFile(bundle) as zf:  # binary assets byte for byte
+        for name in ("poster-design/assets/swatch.png", "theme-kit/assets/palettes.json.gz"):
+            assert zf.read(name) == (SAMPLE / name).read_bytes()
+
+
+def test_corpus_build_verify_inspect(corpus: Path, tmp_path: Path) -> None:
+    verify, _ = _build_verify_inspect(corpus, tmp_path)
+    assert "12 skills" in verify
 
 
 def test_a_tree_without_skills_is_not_built(tmp_path: Path) -> None:

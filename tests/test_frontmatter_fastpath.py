@@ -2,9 +2,10 @@
 
 ``fast_parse`` is checked against the reference path (``check_block`` then
 ``walk_events``, ruamel.yaml's event stream): a hypothesis property over blocks built
-from tricky pieces, every SKILL.md of the examples and the shared corpus, and the
-public ``parse_skill_md``. Its notion of printable characters is checked against
-ruamel.yaml's reader (the reason ruamel.yaml is pinned to one minor series).
+from tricky pieces, every SKILL.md of the examples, the sample tree and the shared
+corpus (when present), and the public ``parse_skill_md``. Its notion of printable
+characters is checked against ruamel.yaml's reader (the reason ruamel.yaml is pinned to
+one minor series).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from skillpack.source.frontmatter import (
 from skillpack.source.frontmatter.events import walk_events
 from skillpack.source.frontmatter.fastpath import FAST_UNSAFE, fast_parse
 from skillpack.source.frontmatter.text import check_block
-from tests.conftest import CORPUS, EXAMPLES
+from tests.conftest import CORPUS, EXAMPLES, SAMPLE
 
 Positions = dict[KeyPath, tuple[int, int]]
 
@@ -287,7 +288,7 @@ def test_refusals_are_unchanged() -> None:
 
 
 def _skill_files() -> list[Path]:
-    roots = [EXAMPLES] + ([CORPUS] if CORPUS.is_dir() else [])
+    roots = [EXAMPLES, SAMPLE] + ([CORPUS] if CORPUS.is_dir() else [])
     return sorted(path for root in roots for path in root.rglob("SKILL.md"))
 
 

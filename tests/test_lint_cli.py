@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, run_cli
+from tests.conftest import EXAMPLES, SAMPLE, run_cli
 from tests.lintutil import findings, lint_json, skill_md, write
 
 
@@ -272,6 +272,16 @@ def test_examples_lint_clean() -> None:
         for line in proc.stdout.splitlines()
         if not line.startswith(" ")
     ] == ["SP110"]
+
+
+def test_sample_tree(tmp_path: Path) -> None:
+    """The sample tree (tests/data/sample) lints clean but for the SKILL.md written without
+    a final newline; its 16 files are all checked (binary assets and scripts included)."""
+    proc, report = lint_json(SAMPLE, cwd=SAMPLE)
+    assert proc.returncode == 0
+    assert findings(report) == {("SP407", "poster-design/SKILL.md", 13)}
+    assert report["summary"]["skills"] == 4
+    assert report["summary"]["files"] == 16
 
 
 def test_corpus_public_skills(corpus: Path) -> None:
