@@ -70,6 +70,18 @@ class SkillpackError(Exception):
     def __str__(self) -> str:
         return self.render()
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # by value, whatever a subclass's __init__ takes: a forked worker's error travels
+        # back to the parent as a value (skillpack.build.pipeline)
+        return (_restore, (type(self), dict(self.__dict__)))
+
+
+def _restore(cls: type[SkillpackError], state: dict[str, object]) -> SkillpackError:
+    error = cls.__new__(cls)
+    error.__dict__.update(state)
+    Exception.__init__(error, error.render())
+    return error
+
 
 class ConfigError(SkillpackError):
     """The configuration cannot be used (exit 2)."""

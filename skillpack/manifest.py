@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpack._internal.canonical import JSONValue
+from skillpack._internal.pickling import ByFields
 from skillpack.errors import SkillpackError
 
 DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
@@ -39,7 +40,7 @@ def file_digest(path: Path) -> tuple[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class FileEntry:
+class FileEntry(ByFields):
     """One published file of a skill."""
 
     path: str  #: relative to the skill root, ``/``-separated, not percent-encoded
@@ -52,14 +53,9 @@ class FileEntry:
         """The SEP-2640 ``SkillResource`` for this file."""
         return {"uri": self.uri, "digest": self.digest, "size": self.size}
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # by value: several times faster than the default for slots dataclasses (forked
-        # workers send back thousands of entries)
-        return (FileEntry, (self.path, self.uri, self.size, self.digest, self.executable))
-
 
 @dataclass(frozen=True)
-class SkillEntry:
+class SkillEntry(ByFields):
     """One skill: its path, ``SKILL.md`` URI, frontmatter and complete file list."""
 
     skill_path: str
@@ -80,9 +76,6 @@ class SkillEntry:
             if f.uri == uri:
                 return f
         return None
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (SkillEntry, (self.skill_path, self.uri, self.frontmatter, self.files))
 
     def to_wire(self) -> dict[str, Any]:
         """The SEP-2640 ``Skill`` object (``skills/list`` and ``skills/get``)."""

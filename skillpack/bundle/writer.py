@@ -35,8 +35,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Literal
+from typing import BinaryIO, Literal
 
+from skillpack._internal.pickling import ByFields
 from skillpack.bundle import INDEX_ENTRY, LOCK_ENTRY, ZIP_COMMENT
 from skillpack.bundle.zipformat import (
     CENTRAL,
@@ -85,7 +86,7 @@ class WriteResult:
 
 
 @dataclass(frozen=True, slots=True)
-class PreparedEntry:
+class PreparedEntry(ByFields):
     """An entry ready to be written: its local record (header, name, payload), what its
     central directory record needs besides the offset, and the digest of the bytes it
     holds (so a writer can tell it belongs to the manifest's file)."""
@@ -95,11 +96,6 @@ class PreparedEntry:
     mode: int
     record: bytes
     digest: str | None = None
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # by value: faster than the default for slots dataclasses (see FileEntry)
-        args = (self.name, self.common, self.mode, self.record, self.digest)
-        return (PreparedEntry, args)
 
 
 @dataclass(frozen=True, slots=True)

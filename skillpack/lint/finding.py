@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from skillpack._internal.pickling import ByFields
 from skillpack.lint.catalog import ERROR, RULES
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(ByFields):
     """A rule violation. ``line`` and ``column`` are 1-based; 0 means the whole file."""
 
     code: str
