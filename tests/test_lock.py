@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillpack._internal.canonical import canonical_json
@@ -20,6 +20,7 @@ from skillpack.lockfile.lock import (
     render_lock,
     render_skill,
     restore_nulls,
+    skill_table,
     split_lock,
     split_nulls,
 )
@@ -246,6 +247,57 @@ def test_lock_rendered_per_skill_is_tomli_w_rendering_of_the_whole_document(skil
     whole = tomli_w.dumps(lock_document(manifest, split_lock(rendered)[0])).encode()
     assert rendered == whole
     assert parse_lock(rendered, "test").manifest == manifest
+
+
+bare_keys = st.from_regex(r"[A-Za-z0-9_-]{1,6}", fullmatch=True)
+tricky_text = st.text(st.sampled_from('ab-é/ "\\\t\n\x00\x7f\u2028'), max_size=8)
+plain_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | tricky_text,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(bare_keys, children, max_size=3)
+    ),
+    max_leaves=10,
+)
+digests = st.sampled_from(["sha256:" + "ab" * 32, "sha256:" + "0" * 64, "x", ""])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(bare_keys | tricky_text, plain_values, max_size=5),
+    tricky_text,
+    st.lists(st.tuples(tricky_text, st.integers(0, 10**12), digests, st.booleans()),
+             min_size=1, max_size=3),
+)  # fmt: skip
+@example(
+    {"k": 'a\x7f"\\\n', "t": {"u": ["\x00"]}},
+    'p"\x7f',
+    [("SKILL.md", 1, "sha256:" + "ab" * 32, False)],
+)
+def test_skill_tables_are_tomli_w_bytes(frontmatter: dict, path: str, files: list) -> None:
+    """render_skill writes most tables itself (and leaves the rest to tomli-w): the bytes
+    are tomli-w's for any frontmatter, path, file name, size or digest."""
+    import tomli_w
+
+    skill = SkillEntry(
+        path,
+        f"skill://{path}/SKILL.md",
+        frontmatter,
+        tuple(FileEntry(p, f"skill://{path}/{p}", n, d, x) for p, n, d, x in files),
+    )
+    assert render_skill(skill) == tomli_w.dumps({"skills": [skill_table(skill)]})
+
+
+def test_plain_skill_tables_are_written_without_tomli_w(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tomli_w
+
+    skill = _entry(1, {"name": "s", "metadata": {"tags": ["a", "b"], "n": 1.5}, "x": None}, 2)
+    expected = tomli_w.dumps({"skills": [skill_table(skill)]})
+    monkeypatch.setattr(tomli_w, "dumps", None)
+    assert render_skill(skill) == expected
 
 
 def _mutations(doc: dict) -> list[dict]:

@@ -42,18 +42,14 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skillpack._internal.canonical import JSONValue
 from skillpack._internal.uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
 from skillpack.lockfile.index import index_bytes, index_digest
 from skillpack.manifest import FileEntry, Manifest, SkillEntry, sha256_digest
-from skillpack.source.entries import prepare_manifest
 from skillpack.source.paths import unsafe_published_path
-
-if TYPE_CHECKING:
-    from skillpack.source.discovery import SourceTree
 
 LOCK_VERSION = "1.0"
 CREATED_BY = "skillpack"
@@ -199,21 +195,99 @@ _AOT_HEADER = "[[skills]]\n"
 def render_skill(skill: SkillEntry) -> str:
     """One skill's ``[[skills]]`` table (and its sub-tables) exactly as the lock holds it:
     the lock is its head followed by these, each after a blank line, so workers can
-    render them in parallel (:func:`render_lock`'s ``rendered``)."""
-    import tomli_w  # only writers need it
+    render them in parallel (:func:`render_lock`'s ``rendered``; see
+    :func:`skillpack.build.pipeline.lock_tree`).
 
-    return tomli_w.dumps({"skills": [skill_table(skill)]})
+    The bytes are tomli-w's. The parts every table has (path, URI, nulls, the files, each
+    an array-of-tables entry because its digest makes it too long for tomli-w's inline
+    form) are written here, and so is a frontmatter of bare keys and strings, numbers,
+    booleans, lists of those and tables of the same; any other frontmatter is left to
+    tomli-w whole (tomli-w took most of a build's per-skill time)."""
+    frontmatter, nulls = split_nulls(dict(skill.frontmatter))
+    tail = _table_chunks(frontmatter, "skills.frontmatter")
+    if tail is None or all(_fits_inline(f) for f in skill.files):
+        import tomli_w  # only writers need it
+
+        return tomli_w.dumps({"skills": [skill_table(skill)]})
+    out = [f"[[skills]]\npath = {_string(skill.skill_path)}\nuri = {_string(skill.uri)}\n"]
+    if nulls:
+        out.append(f"frontmatter-nulls = {_array(nulls)}\n")
+    for f in skill.files:
+        out.append(f"\n[[skills.files]]\npath = {_string(f.path)}\nsize = {f.size}\n"
+                   f"digest = {_string(f.digest)}\n")  # fmt: skip
+        if f.executable:
+            out.append("executable = true\n")
+    out.append("\n")
+    out += tail
+    return "".join(out)
 
 
-def _table_of(entry: SkillEntry, contents: dict[str, bytes]) -> str:
-    return render_skill(entry)
+#: characters a TOML basic string cannot hold as they are (tomli-w escapes them)
+_ESCAPED = re.compile(r'[\x00-\x08\x0a-\x1f\x7f"\\]')
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
 
 
-def lock_tree(tree: SourceTree) -> tuple[Manifest, bytes]:
-    """The manifest of ``tree`` and its lock bytes, each skill's table rendered by the
-    (worker) process that hashed the skill's files."""
-    manifest, tables = prepare_manifest(tree, hook=_table_of)
-    return manifest, render_lock(manifest, tables)
+def _string(text: str) -> str:
+    if _ESCAPED.search(text) is None:
+        return f'"{text}"'
+    import tomli_w
+
+    return tomli_w.dumps({"s": text})[4:-1]  # 's = "..."\n': the string as tomli-w escapes it
+
+
+def _fits_inline(f: FileEntry) -> bool:
+    """Whether tomli-w would write ``f`` as an inline table: its line ``    { path = …,
+    size = …, digest = … },`` is at most 100 characters (a real digest alone makes it
+    longer)."""
+    width = 36 + len(_string(f.path)) + len(str(f.size)) + len(_string(f.digest))
+    return width + (19 if f.executable else 0) <= 100
+
+
+def _array(items: Sequence[str]) -> str:
+    """A non-empty list of strings, one per line, as tomli-w writes it."""
+    return "[\n" + "".join(f"    {_string(item)},\n" for item in items) + "]"
+
+
+def _literal(value: object) -> str | None:
+    """``value`` as a TOML value the way tomli-w writes it; None when not a string,
+    number, boolean or list of those."""
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, list):
+        items = [_literal(item) for item in value if not isinstance(item, list)]
+        if len(items) != len(value) or None in items:
+            return None
+        return "[\n" + "".join(f"    {item},\n" for item in items) + "]" if items else "[]"
+    return None
+
+
+def _table_chunks(table: Mapping[str, object], name: str) -> list[str] | None:
+    """tomli-w's rendering of the table ``name`` holding ``table`` (its plain values,
+    then its sub-tables, each after a blank line; the header only over plain values or
+    an empty table), or None when a key or value is not one :func:`render_skill` writes."""
+    literals: list[str] = []
+    tables: list[tuple[str, Mapping[str, object]]] = []
+    for key, value in table.items():
+        if _BARE_KEY.match(key) is None:
+            return None
+        if isinstance(value, dict):
+            tables.append((key, value))
+            continue
+        literal = _literal(value)
+        if literal is None:
+            return None
+        literals.append(f"{key} = {literal}\n")
+    out = [f"[{name}]\n", *literals] if literals or not tables else []
+    for key, sub in tables:
+        chunks = _table_chunks(sub, f"{name}.{key}")
+        if chunks is None:
+            return None
+        out += ["\n", *chunks] if out else chunks
+    return out
 
 
 def render_lock(manifest: Manifest, rendered: Sequence[str] | None = None) -> bytes:
