@@ -6,8 +6,8 @@
    ``--runs``): start-up and imports (a fresh interpreter importing what the build
    command imports), the configuration (which the command resolves in a forked child
    meanwhile: not on the critical path), discovery, the one pass over the skills
-   (``skillpack.build.pipeline``, with and without the lint gate, shared between processes as a
-   build shares it), the lock and the index, the archive writer;
+   (``skillpack.build.pipeline.one_pass``, with and without the lint gate, shared between
+   processes as a build shares it), the lock and the index, the archive writer;
 2. the CPU cost of each kind of per-skill work, measured alone in one process over every
    skill: reading the files, sha256, the frontmatter parse, deflate, tomli-w rendering the
    skills' lock tables;
@@ -38,11 +38,9 @@ sys.path.insert(0, str(HERE))
 
 from benchmarks._timing import best_of  # noqa: E402
 from skillpack._internal.memory import keep_freed_memory  # noqa: E402
-from skillpack.build.pipeline import Pass, one_pass  # noqa: E402
+from skillpack.build.pipeline import Pass, Refusal, one_pass  # noqa: E402
 from skillpack.bundle.writer import COMPRESS_LEVEL, write_bundle  # noqa: E402
 from skillpack.bundle.zipformat import dos_datetime  # noqa: E402
-from skillpack.errors import SkillpackError  # noqa: E402
-from skillpack.lint.finding import Finding  # noqa: E402
 from skillpack.lockfile.lock import render_lock_and_index, render_skill  # noqa: E402
 from skillpack.manifest import Manifest, sha256_digest  # noqa: E402
 from skillpack.source.config import resolve_config  # noqa: E402
@@ -76,8 +74,7 @@ def startup(project: Path, runs: int) -> tuple[float, float, float]:
 CHILD = "(forked child, overlapped) "
 
 
-def refuse(findings: list[Finding]) -> SkillpackError:
-    return SkillpackError("BENCH", f"the synthetic tree should lint clean: {findings[:3]}")
+REFUSAL = Refusal("BENCH", "the synthetic tree should lint clean", "see gen_tree.py")
 
 
 def stages(project: Path, runs: int) -> list[tuple[str, float]]:
@@ -86,7 +83,7 @@ def stages(project: Path, runs: int) -> list[tuple[str, float]]:
     stamp = dos_datetime(None)
 
     def run(lint: bool) -> Pass:
-        return one_pass(tree, lint=lint, refuse=refuse, compression="deflate", stamp=stamp)
+        return one_pass(tree, lint=lint, refusal=REFUSAL, compression="deflate", stamp=stamp)
 
     lint_time = best(lambda: run(True), runs)
     pass_time = best(lambda: run(False), runs)

@@ -382,7 +382,8 @@ def test_body_rules_sp4xx(tmp_path: Path) -> None:
 
 def test_workers_find_exactly_what_one_process_finds(tmp_path: Path) -> None:
     """Large runs share the per-skill checks among forked workers: same findings, same order."""
-    from skillpack.lint import LintOptions, lint
+    from skillpack.build.pipeline import lint_tree
+    from skillpack.lint import LintOptions
     from skillpack.source.config import config_from_table
     from skillpack.source.discovery import discover
 
@@ -394,7 +395,7 @@ def test_workers_find_exactly_what_one_process_finds(tmp_path: Path) -> None:
         write(tmp_path / f"s{i:02d}" / f"n{i}" / "SKILL.md", skill_md(f"n{i}", "flag: yes\n"))
     tree = discover(config_from_table({}, tmp_path, None))
     options = LintOptions()
-    one = lint(tree, options=options, jobs=1)
+    one = lint_tree(tree, options=options, jobs=1)
     assert len(one.findings) > 50
     for jobs in (2, 3, 5):
-        assert lint(tree, options=options, jobs=jobs).findings == one.findings
+        assert lint_tree(tree, options=options, jobs=jobs).findings == one.findings

@@ -1,9 +1,9 @@
 """The build pipeline: discover, one pass over the skills, lock, archive, signature.
 
 :func:`build` is the library form of ``skillpack build``. The pass
-(:mod:`skillpack.build.pipeline`) lints, hashes and prepares every skill from one read of
-each file. The archive is written to a temporary file beside the output and renamed
-into place, so an interrupted build leaves no half archive.
+(:func:`skillpack.build.pipeline.one_pass`) lints, hashes and prepares every skill from
+one read of each file. The archive is written to a temporary file beside the output and
+renamed into place, so an interrupted build leaves no half archive.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from skillpack._internal.fsutil import atomic_writer, write_if_changed
-from skillpack.build.pipeline import one_pass
+from skillpack.build.pipeline import Refusal, one_pass
 from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
 from skillpack.bundle.zipformat import dos_datetime
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
@@ -23,9 +22,6 @@ from skillpack.lockfile.lock import LockError, check_lock
 from skillpack.signing.policy import SigningOptions
 from skillpack.source.config import Config
 from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover
-
-if TYPE_CHECKING:
-    from skillpack.lint.finding import Finding
 
 Progress = Callable[[int, int], None]
 
@@ -113,19 +109,11 @@ def build(
             details=unreadable[:20],
         )
 
-    def refuse(findings: list[Finding]) -> SkillpackError:
-        from skillpack.lint.reporters import location
-
-        return SkillpackError(
-            "BLD010",
-            f"lint found {len(findings)} error(s); the bundle was not built",
-            hint="fix them (see 'skillpack lint') or pass --no-lint",
-            exit_code=EXIT_FINDINGS,
-            details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[:50]],
-        )
-
+    refusal = Refusal(
+        "BLD010", "the bundle was not built", "fix them (see 'skillpack lint') or pass --no-lint"
+    )
     epoch = source_date_epoch() if epoch is None else epoch
-    done = one_pass(tree, lint=lint, refuse=refuse, compression=mode, stamp=dos_datetime(epoch))
+    done = one_pass(tree, lint=lint, refusal=refusal, compression=mode, stamp=dos_datetime(epoch))
     manifest, lock_bytes = done.manifest, done.lock
     lock_path = config.lock_path
     if locked:

@@ -1,78 +1,273 @@
-"""A build's one pass over the skills: lint, manifest, lock and archive entries.
+"""The one pass over the skills that lint, lock, build and ``serve DIR`` share.
 
-Each file is read once. In the process that reads it (forked workers share the skills
-of a large tree, see :mod:`skillpack._internal.parallel`), the lint checks see its bytes, the
-manifest entry hashes them, and the build keeps them for the archive: as finished
-archive entries in forked workers (so compression is shared by the CPUs), as read in a
-single process (the writer's threads then compress them; zlib releases the GIL). Each
-skill's lock table is rendered there too. The archive thus holds exactly the bytes
-the lock describes. Files over :data:`~skillpack.source.entries.WHOLE_READ_MAX`, and files
-past :data:`KEPT_BUDGET`, are left for the writer to read again and check.
+:func:`process_skill` is the one function per skill. Its :class:`Plan` says what to
+make; it reads each file once and hands the bytes from stage to stage in the same
+process: the lint checks see them, the manifest entry hashes them (and reuses the
+frontmatter the checks parsed), the skill's lock table is rendered from the entry, and
+the build keeps them for the archive, as finished archive entries in forked workers (so
+compression is shared by the CPUs) or as read in a single process (the writer's threads
+then compress them; zlib releases the GIL). Files over
+:data:`~skillpack.source.entries.WHOLE_READ_MAX`, and files past :data:`KEPT_BUDGET`,
+are left for the writer to read again and check. The archive thus holds exactly the
+bytes the lock describes.
+
+The result is one frozen :class:`SkillResult`, the error met included, as a value: a
+forked worker's results come back pickled (:mod:`skillpack._internal.parallel`) and the
+first error, in skill order, is raised from them; nothing is done again.
+
+Built on it, each a pass over many skills (:func:`run_pass`): :func:`lint_tree`
+(``skillpack lint``), :func:`lock_tree` (``skillpack lock``), :func:`gated_source`
+(``skillpack serve DIR``) and :func:`one_pass` (``skillpack build``, see
+:mod:`skillpack.build.builder`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from skillpack._internal.parallel import default_jobs
+from skillpack._internal.canonical import JSONValue
+from skillpack._internal.parallel import default_jobs, map_ranges
+from skillpack._internal.pickling import ByFields
 from skillpack.bundle.writer import Compression, PreparedEntry, archive_name, prepare_entry
 from skillpack.content import ContentSource, KeptSource, TreeSource
-from skillpack.errors import SkillpackError
-from skillpack.lockfile.lock import render_lock_and_index, render_skill
+from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
+from skillpack.lint.catalog import ERROR
+from skillpack.lint.context import SkillContext
+from skillpack.lint.engine import LintResult, LintRun
+from skillpack.lint.finding import Finding
+from skillpack.lint.selection import LintOptions
+from skillpack.lockfile.lock import render_lock, render_lock_and_index, render_skill
 from skillpack.manifest import Manifest, SkillEntry
-from skillpack.source.discovery import SourceTree, file_paths
-
-if TYPE_CHECKING:
-    from skillpack.lint.finding import Finding
+from skillpack.source.discovery import SourceSkill, SourceTree, file_paths
+from skillpack.source.entries import Reader, build_skill_entry, manifest_error, read_file
+from skillpack.source.frontmatter import FrontmatterError
 
 #: file bytes one process keeps in memory (as archive entries, or as read) between
 #: hashing a file and writing the archive; a file past it is read again by the writer
 KEPT_BUDGET = 16 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class _Made:
-    """What the pass makes of one skill besides its manifest entry."""
+@dataclass(frozen=True)
+class Archive:
+    """How the pass prepares a skill's files for the archive writer."""
 
-    entries: dict[str, PreparedEntry]  #: archive entries by name (forked workers)
-    kept: dict[str, bytes]  #: file bytes by URI, for the writer to compress (one process)
-    table: str  #: the skill's lock table
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_Made, (self.entries, self.kept, self.table))
-
-
-class _Keeper:
-    """The per-skill hook (see :data:`skillpack.manifest.SkillHook`)."""
-
-    def __init__(self, compression: Compression, stamp: tuple[int, int], compress: bool) -> None:
-        self.compression = compression
-        self.stamp = stamp
-        self.compress = compress
-        self.budget = KEPT_BUDGET  # each forked worker spends its own copy
-
-    def __call__(self, entry: SkillEntry, contents: dict[str, bytes]) -> _Made:
-        made = _Made({}, {}, render_skill(entry))
-        for f in entry.files:
-            data = contents.get(f.path)
-            if data is None or len(data) > self.budget:
-                continue
-            if not self.compress:
-                made.kept[f.uri] = data
-                self.budget -= len(data)
-                continue
-            name = archive_name(entry.skill_path, f)
-            item = prepare_entry(name, data, f.executable, self.compression, self.stamp, f.digest)
-            made.entries[name] = item
-            self.budget -= len(item.record)
-        return made
+    compression: Compression
+    stamp: tuple[int, int]  #: DOS (time, date) of every entry
+    compress: bool  #: make the entries here (forked workers) or keep the bytes (one process)
 
 
 @dataclass(frozen=True)
+class Plan:
+    """What :func:`process_skill` makes of a skill."""
+
+    lint: LintRun | None = None  #: the lint run whose checks see the skill first
+    entry: bool = True  #: hash the files and read the frontmatter: the manifest entry
+    lock: bool = False  #: render the skill's lock table (needs ``entry``)
+    archive: Archive | None = None  #: prepare its files for the archive (needs ``entry``)
+
+
+@dataclass(frozen=True, slots=True)
+class SkillResult(ByFields):
+    """What the pass made of one skill. ``error`` is why there is no ``entry`` when the
+    plan asked for one (the frontmatter was refused, a file could not be read)."""
+
+    findings: tuple[Finding, ...] = ()  #: the per-skill checks' findings, not yet selected
+    entry: SkillEntry | None = None
+    table: str | None = None  #: the skill's lock table
+    entries: dict[str, PreparedEntry] = field(default_factory=dict)  #: archive entries by name
+    kept: dict[str, bytes] = field(default_factory=dict)  #: file bytes by URI, for the writer
+    error: SkillpackError | OSError | None = None
+
+    def checked_entry(self) -> SkillEntry:
+        """The manifest entry; the error met making it is raised here."""
+        if self.error is not None:
+            raise self.error
+        if self.entry is None:
+            raise ValueError("the plan made no manifest entry")
+        return self.entry
+
+    def checked_table(self) -> str:
+        """The lock table (after :meth:`checked_entry`)."""
+        if self.table is None:
+            raise ValueError("the plan made no lock table")
+        return self.table
+
+
+@dataclass
+class PassState:
+    """What one process's share of a pass carries from skill to skill: what is left of
+    its budget for kept bytes (:data:`KEPT_BUDGET`), and the digests of the files hashed
+    (nested skills share their parents' files)."""
+
+    budget: int
+    digests: dict[Path, tuple[str, int]] = field(default_factory=dict)
+
+
+def process_skill(plan: Plan, skill: SourceSkill, state: PassState) -> SkillResult:
+    """Everything ``plan`` asks of ``skill``, from one read of each of its files."""
+    findings: tuple[Finding, ...] = ()
+    read: Reader = read_file
+    ctx: SkillContext | None = None
+    if plan.lint is not None:
+        found, ctx = plan.lint.check_skill(skill)
+        findings, read = tuple(found), ctx.read
+    if not plan.entry:
+        return SkillResult(findings)
+    contents: dict[str, bytes] | None = {} if plan.archive is not None else None
+    try:
+        skill_md = None if ctx is None else _skill_md(ctx)
+        entry = build_skill_entry(skill, state.digests, skill_md, read=read, contents=contents)
+    except (OSError, SkillpackError) as exc:
+        return SkillResult(findings, error=exc)
+    table = render_skill(entry) if plan.lock else None
+    if plan.archive is None or contents is None:
+        return SkillResult(findings, entry, table)
+    entries, kept = _prepare_archive(plan.archive, entry, contents, state)
+    return SkillResult(findings, entry, table, entries, kept)
+
+
+def _skill_md(ctx: SkillContext) -> tuple[bytes, dict[str, JSONValue]]:
+    """``SKILL.md`` as the lint checks read and parsed it; raises what stops its entry."""
+    raw, parsed = ctx.raw, ctx.parsed
+    if isinstance(raw, OSError):
+        raise raw
+    if isinstance(parsed, FrontmatterError):
+        raise manifest_error(ctx.skill, parsed)
+    assert parsed is not None  # None only when SKILL.md cannot be read
+    return raw, parsed.data
+
+
+def _prepare_archive(
+    archive: Archive, entry: SkillEntry, contents: dict[str, bytes], state: PassState
+) -> tuple[dict[str, PreparedEntry], dict[str, bytes]]:
+    """The skill's archive entries (``archive.compress``) or kept bytes, within the
+    process's budget."""
+    entries: dict[str, PreparedEntry] = {}
+    kept: dict[str, bytes] = {}
+    for f in entry.files:
+        data = contents.get(f.path)
+        if data is None or len(data) > state.budget:
+            continue
+        if not archive.compress:
+            kept[f.uri] = data
+            state.budget -= len(data)
+            continue
+        name = archive_name(entry.skill_path, f)
+        item = prepare_entry(name, data, f.executable, archive.compression, archive.stamp,
+                             f.digest)  # fmt: skip
+        entries[name] = item
+        state.budget -= len(item.record)
+    return entries, kept
+
+
+def run_pass(
+    skills: Sequence[SourceSkill], plan: Plan, jobs: int | None = None
+) -> list[SkillResult]:
+    """:func:`process_skill` of every skill, in order: in ``jobs`` processes (default:
+    :func:`~skillpack._internal.parallel.default_jobs`) sharing contiguous ranges of
+    skills, forked workers inheriting ``plan`` and sending their results back pickled."""
+
+    def work(start: int, stop: int) -> list[SkillResult]:
+        state = PassState(KEPT_BUDGET)
+        return [process_skill(plan, skill, state) for skill in skills[start:stop]]
+
+    jobs = default_jobs(len(skills)) if jobs is None else jobs
+    return [result for part in map_ranges(work, len(skills), jobs) for result in part]
+
+
+def _manifest(tree: SourceTree, results: Iterable[SkillResult]) -> Manifest:
+    """The manifest of the skills' entries; the first skill's error is raised."""
+    entries = tuple(result.checked_entry() for result in results)
+    return Manifest(tree.config.name, tree.config.version, entries)
+
+
+# --- lint ---------------------------------------------------------------------------
+def lint_tree(
+    tree: SourceTree,
+    skills: Iterable[SourceSkill] | None = None,
+    options: LintOptions | None = None,
+    paths: Sequence[Path] | None = None,
+    jobs: int | None = None,
+) -> LintResult:
+    """Lint ``skills`` (default: every skill of ``tree``; see
+    :meth:`~skillpack.lint.engine.LintRun.start`) in ``jobs`` processes; the result is
+    the same for any number."""
+    run = LintRun.start(tree, skills, options, paths)
+    results = run_pass(run.skills, Plan(lint=run, entry=False), jobs)
+    return run.result(f for result in results for f in result.findings)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The error a lint gate raises when findings at error severity remain."""
+
+    code: str
+    outcome: str  #: what does not happen, e.g. "the bundle was not built"
+    hint: str
+    location: Location | None = None
+    shown: int = 50  #: findings listed in the error's details
+
+    def error(self, findings: Sequence[Finding]) -> SkillpackError:
+        from skillpack.lint.reporters import location
+
+        return SkillpackError(
+            self.code,
+            f"lint found {len(findings)} error(s); {self.outcome}",
+            self.location,
+            self.hint,
+            EXIT_FINDINGS,
+            [f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[: self.shown]],
+        )
+
+
+def _gate(run: LintRun | None, results: Sequence[SkillResult], refusal: Refusal) -> None:
+    """Raise ``refusal`` when ``run`` (the gate; None: no gate) found errors."""
+    if run is None:
+        return
+    result = run.result(f for r in results for f in r.findings)
+    errors = [f for f in result.findings if f.severity == ERROR]
+    if errors:
+        raise refusal.error(errors)
+
+
+def _gate_run(tree: SourceTree, skills: Sequence[SourceSkill], lint: bool) -> LintRun | None:
+    """The lint gate over ``skills``, with the rules of the tree's configuration."""
+    return LintRun.start(tree, skills, LintOptions.from_config(tree.config)) if lint else None
+
+
+# --- lock ---------------------------------------------------------------------------
+def lock_tree(tree: SourceTree, jobs: int | None = None) -> tuple[Manifest, bytes]:
+    """The manifest of ``tree`` and its lock bytes, each skill's table rendered by the
+    process that hashed the skill's files."""
+    results = run_pass(tree.skills, Plan(lock=True), jobs)
+    manifest = _manifest(tree, results)
+    return manifest, render_lock(manifest, [result.checked_table() for result in results])
+
+
+# --- serve DIR ----------------------------------------------------------------------
+def gated_source(
+    tree: SourceTree,
+    skills: Sequence[SourceSkill],
+    *,
+    lint: bool,
+    refusal: Refusal,
+    jobs: int | None = None,
+) -> ContentSource:
+    """``skills`` of ``tree`` as served from the disk: linted (unless ``lint`` is False;
+    ``refusal`` is raised on errors), hashed, each file read again and checked when
+    served."""
+    run = _gate_run(tree, skills, lint)
+    results = run_pass(skills, Plan(lint=run), jobs)
+    _gate(run, results, refusal)
+    return TreeSource(_manifest(tree, results), file_paths(skills))
+
+
+# --- build --------------------------------------------------------------------------
+@dataclass(frozen=True)
 class Pass:
-    """The result of the pass: what the lock writer and the archive writer need."""
+    """The result of the build's pass: what the lock writer and the archive writer need."""
 
     manifest: Manifest
     lock: bytes  #: the lock's bytes
@@ -85,31 +280,27 @@ def one_pass(
     tree: SourceTree,
     *,
     lint: bool,
-    refuse: Callable[[list[Finding]], SkillpackError],
+    refusal: Refusal,
     compression: Compression,
     stamp: tuple[int, int],
     jobs: int | None = None,
 ) -> Pass:
-    """Lint (unless ``lint`` is False; ``refuse(errors)`` is raised on errors), hash,
-    and prepare the lock and the archive entries of every skill of ``tree``, entries
-    at DOS ``stamp`` with ``compression``; ``jobs`` processes (default:
+    """Lint (unless ``lint`` is False; ``refusal`` is raised on errors), hash, and
+    prepare the lock and the archive entries of every skill of ``tree``, entries at DOS
+    ``stamp`` with ``compression``; ``jobs`` processes (default:
     :func:`~skillpack._internal.parallel.default_jobs`)."""
-    from skillpack.build.gate import gated_prepare
-
-    jobs = default_jobs(len(tree.skills)) if jobs is None else jobs
-    keeper = _Keeper(compression, stamp, compress=jobs > 1)
-    manifest, products = gated_prepare(tree, lint=lint, refuse=refuse, hook=keeper, jobs=jobs)
-    made: list[_Made] = products
-    lock, index = render_lock_and_index(manifest, [m.table for m in made])
+    skills = tree.skills
+    jobs = default_jobs(len(skills)) if jobs is None else jobs
+    run = _gate_run(tree, skills, lint)
+    archive = Archive(compression, stamp, compress=jobs > 1)
+    results = run_pass(skills, Plan(lint=run, lock=True, archive=archive), jobs)
+    _gate(run, results, refusal)
+    manifest = _manifest(tree, results)
+    lock, index = render_lock_and_index(manifest, [r.checked_table() for r in results])
     entries: dict[str, PreparedEntry] = {}
     kept: dict[str, bytes] = {}
-    for item in reversed(made):  # a nested skill's files: its parent's, the same bytes
-        entries.update(item.entries)
-        kept.update(item.kept)
-    return Pass(
-        manifest,
-        lock,
-        index,
-        entries,
-        KeptSource(kept, TreeSource(manifest, file_paths(tree.skills))),
-    )
+    for result in reversed(results):  # a nested skill's files: its parent's, the same bytes
+        entries.update(result.entries)
+        kept.update(result.kept)
+    rest = TreeSource(manifest, file_paths(skills))
+    return Pass(manifest, lock, index, entries, KeptSource(kept, rest))

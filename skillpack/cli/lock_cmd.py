@@ -28,8 +28,9 @@ def lock_command(
     config: ConfigOpt = None,
 ) -> None:
     """Write skillpack.lock: every skill's frontmatter and files with sizes and digests."""
+    from skillpack.build.pipeline import lock_tree
     from skillpack.errors import display_path
-    from skillpack.lockfile.lock import LockError, check_lock, lock_tree
+    from skillpack.lockfile.lock import LockError, check_lock
     from skillpack.source.config import resolve_config
     from skillpack.source.discovery import discover
 

@@ -63,7 +63,8 @@ def split_selectors(values: list[str]) -> list[str]:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from skillpack._internal.fsutil import atomic_write
-    from skillpack.lint import LintOptions, lint
+    from skillpack.build.pipeline import lint_tree
+    from skillpack.lint import LintOptions
     from skillpack.lint.reporters import (
         RENDERERS,
         render_statistics,
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> int:
         split_selectors(args.extend_select),
         split_selectors(args.ignore),
     )
-    result = lint(targets.tree, targets.skills, options, targets.paths or None)
+    result = lint_tree(targets.tree, targets.skills, options, targets.paths or None)
     fixed = 0
     if args.fix:
         from skillpack.lint.fix import apply_fixes
@@ -88,7 +89,7 @@ def main(argv: list[str]) -> int:
         if apply_fixes(result, options):
             before = result.fixable
             targets = resolve_targets(args.paths, args.config)  # sizes and bytes changed
-            result = lint(targets.tree, targets.skills, options, targets.paths or None)
+            result = lint_tree(targets.tree, targets.skills, options, targets.paths or None)
             fixed = before - result.fixable
 
     base = Path.cwd()

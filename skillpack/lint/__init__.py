@@ -1,9 +1,12 @@
 """``skillpack lint``: the rule catalog, the checks and the engine that runs them.
 
-The library API the CLI is a thin layer over::
+The engine checks one skill at a time (:class:`LintRun`); the pass over a tree's skills,
+shared by forked workers on large trees and shared with the lock and the build, is
+:func:`skillpack.build.pipeline.lint_tree`, which the CLI is a thin layer over::
 
-    from skillpack.lint import LintOptions, lint
-    result = lint(tree, skills, LintOptions.from_config(config))
+    from skillpack.build.pipeline import lint_tree
+    from skillpack.lint import LintOptions
+    result = lint_tree(tree, skills, LintOptions.from_config(config))
     for finding in result.findings: ...
 
 Submodules: :mod:`.catalog` (every rule, its code, severity and documentation),
@@ -15,7 +18,7 @@ Submodules: :mod:`.catalog` (every rule, its code, severity and documentation),
 from __future__ import annotations
 
 from skillpack.lint.catalog import RULES, Rule, rule_for
-from skillpack.lint.engine import LintResult, lint, lint_collecting
+from skillpack.lint.engine import LintResult, LintRun
 from skillpack.lint.finding import Finding
 from skillpack.lint.selection import LintOptions
 
@@ -24,8 +27,7 @@ __all__ = [
     "Finding",
     "LintOptions",
     "LintResult",
+    "LintRun",
     "Rule",
-    "lint",
-    "lint_collecting",
     "rule_for",
 ]

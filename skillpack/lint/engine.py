@@ -1,15 +1,14 @@
-"""The lint engine: runs the enabled checks over a source tree (or some of its skills)."""
+"""The lint engine: the enabled checks of one run, applied to one skill at a time, and the
+run's result."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
-from skillpack._internal.parallel import default_jobs, map_ranges
 from skillpack.lint.catalog import ERROR, INFO, WARNING
 from skillpack.lint.checks import load
 from skillpack.lint.checks.registry import Check
@@ -17,8 +16,6 @@ from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
 from skillpack.lint.selection import LintOptions
 from skillpack.source.discovery import SourceSkill, SourceTree
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -54,84 +51,74 @@ class LintResult:
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-def lint(
-    tree: SourceTree,
-    skills: Iterable[SourceSkill] | None = None,
-    options: LintOptions | None = None,
-    paths: Sequence[Path] | None = None,
-    jobs: int | None = None,
-) -> LintResult:
-    """Lint ``skills`` (default: every skill of ``tree``).
+@dataclass(frozen=True)
+class LintRun:
+    """One lint run: the tree, the skills linted, the options, and the checks they
+    enable. Made once; each skill is checked by :meth:`check_skill` (in whichever
+    process has it: forked workers inherit the run), and :meth:`result` makes the run's
+    result from every skill's findings. The pass that checks every skill, shared by
+    forked workers on large trees, is :func:`skillpack.build.pipeline.lint_tree`."""
 
-    Tree-wide checks (duplicate names, path collisions between skills) compare against
-    every skill of ``tree`` but report only on the skills linted. ``paths``, when given,
-    limits findings about entries outside any skill (a miscased ``skill.md``) to those
-    paths. ``jobs`` worker processes share the per-skill checks (default:
-    :func:`~skillpack._internal.parallel.default_jobs`); the result is the same for any number.
-    """
-    return lint_collecting(tree, skills, options, paths, jobs)[0]
+    context: RunContext
+    skill_checks: tuple[Check[SkillContext], ...]
+    tree_checks: tuple[Check[RunContext], ...]
 
+    @classmethod
+    def start(
+        cls,
+        tree: SourceTree,
+        skills: Iterable[SourceSkill] | None = None,
+        options: LintOptions | None = None,
+        paths: Sequence[Path] | None = None,
+    ) -> LintRun:
+        """The run over ``skills`` (default: every skill of ``tree``).
 
-def lint_collecting(
-    tree: SourceTree,
-    skills: Iterable[SourceSkill] | None = None,
-    options: LintOptions | None = None,
-    paths: Sequence[Path] | None = None,
-    jobs: int | None = None,
-    collect: Callable[[SkillContext], T] | None = None,
-) -> tuple[LintResult, list[T]]:
-    """:func:`lint`, and ``collect(ctx)`` of each linted skill once its checks ran, in
-    the same (worker) process, so what the checks read and parsed is read once; the
-    collected values in skill order (none without ``collect``)."""
-    options = options or LintOptions()
-    selected = list(tree.skills if skills is None else skills)
-    run = RunContext(
-        tree,
-        selected,
-        options,
-        tuple(Path(p).resolve() for p in paths) if paths is not None else None,
-    )
-    skill_checks, tree_checks = load()
-    wanted_skill = [c for c in skill_checks if c.wanted(options.enabled)]
-    wanted_tree = [c for c in tree_checks if c.wanted(options.enabled)]
-    jobs = default_jobs(len(selected)) if jobs is None else jobs
+        Tree-wide checks (duplicate names, path collisions between skills) compare
+        against every skill of ``tree`` but report only on the skills linted. ``paths``,
+        when given, limits findings about entries outside any skill (a miscased
+        ``skill.md``) to those paths."""
+        options = options or LintOptions()
+        context = RunContext(
+            tree,
+            list(tree.skills if skills is None else skills),
+            options,
+            tuple(Path(p).resolve() for p in paths) if paths is not None else None,
+        )
+        skill_checks, tree_checks = load()
+        return cls(
+            context,
+            tuple(c for c in skill_checks if c.wanted(options.enabled)),
+            tuple(c for c in tree_checks if c.wanted(options.enabled)),
+        )
 
-    def check_range(start: int, stop: int) -> tuple[list[Finding], list[T]]:
-        return _check_skills(run, wanted_skill, start, stop, collect)
+    @property
+    def skills(self) -> list[SourceSkill]:
+        """The skills linted, in order."""
+        return self.context.selected
 
-    raw: list[Finding] = []
-    collected: list[T] = []
-    for findings, values in map_ranges(check_range, len(selected), jobs):
-        raw += findings
-        collected += values
-    for tree_check in wanted_tree:
-        raw.extend(tree_check.run(run))
-    result = LintResult(
-        _finish(raw, options),
-        len(selected),
-        len({f.path for skill in selected for f in skill.files}),
-    )
-    return result, collected
+    def check_skill(self, skill: SourceSkill) -> tuple[list[Finding], SkillContext]:
+        """The findings of the per-skill checks on ``skill`` (before :meth:`result`
+        selects them and sets their severities), and the context they read it through:
+        its files' bytes and its parsed ``SKILL.md``, for whatever the caller does next."""
+        ctx = SkillContext(self.context, skill)
+        found: list[Finding] = []
+        for check in self.skill_checks:
+            found.extend(check.run(ctx))
+        return found, ctx
 
-
-def _check_skills(
-    run: RunContext,
-    checks: list[Check[SkillContext]],
-    start: int,
-    stop: int,
-    collect: Callable[[SkillContext], T] | None,
-) -> tuple[list[Finding], list[T]]:
-    """The findings of ``checks`` on ``run.selected[start:stop]``, and what ``collect``
-    gives for each of those skills."""
-    raw: list[Finding] = []
-    collected: list[T] = []
-    for skill in run.selected[start:stop]:
-        ctx = SkillContext(run, skill)
-        for check in checks:
-            raw.extend(check.run(ctx))
-        if collect is not None:
-            collected.append(collect(ctx))
-    return raw, collected
+    def result(self, found: Iterable[Finding]) -> LintResult:
+        """The run's result from the findings :meth:`check_skill` gave for its skills (in
+        skill order), with the tree-wide checks' findings: the enabled ones, not ignored
+        for their path, one per place, at their effective severity, sorted."""
+        raw = list(found)
+        for check in self.tree_checks:
+            raw.extend(check.run(self.context))
+        selected = self.context.selected
+        return LintResult(
+            _finish(raw, self.context.options),
+            len(selected),
+            len({f.path for skill in selected for f in skill.files}),
+        )
 
 
 def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]:

@@ -3,7 +3,8 @@
 ``load_bundle_source`` is the one seam to the bundle reader
 (``skillpack.bundle.reader.open_bundle(path, mode="fast")``, stdlib-only). Directory
 mode (``skillpack serve DIR``, for authors) builds the manifest in memory from the
-tree, behind the lint gate, and may import anything.
+tree, behind the lint gate (``skillpack.build.pipeline.gated_source``, imported on that
+path only), and may import anything.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillpack._internal.uri import is_valid_authority, is_valid_segment
-from skillpack.content import ContentSource, TreeSource
-from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError, UsageError
+from skillpack.content import ContentSource
+from skillpack.errors import EXIT_USAGE, Location, UsageError
 
 Log = Callable[[str], None]
 
@@ -92,24 +93,11 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
             hint="check the path and the 'roots' of the configuration",
             exit_code=EXIT_USAGE,
         )
-    from skillpack.build.gate import gated_manifest
-    from skillpack.lint.finding import Finding
-    from skillpack.source.discovery import file_paths
+    from skillpack.build.pipeline import Refusal, gated_source  # the one seam to the build
 
-    def refuse(errors: list[Finding]) -> SkillpackError:
-        from skillpack.lint.reporters import location
-
-        return SkillpackError(
-            "SRV003",
-            f"lint found {len(errors)} error(s); not serving",
-            Location(str(path)),
-            hint="fix them (skillpack lint), or pass --no-lint to serve anyway",
-            exit_code=EXIT_FINDINGS,
-            details=[f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in errors[:20]],
-        )
-
-    manifest = gated_manifest(tree, skills, lint=lint, refuse=refuse)
-    return TreeSource(manifest, file_paths(skills))
+    hint = "fix them (skillpack lint), or pass --no-lint to serve anyway"
+    refusal = Refusal("SRV003", "not serving", hint, Location(str(path)), shown=20)
+    return gated_source(tree, skills, lint=lint, refusal=refusal)
 
 
 def load_mounts(
