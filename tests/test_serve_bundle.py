@@ -20,6 +20,8 @@ FORBIDDEN = (
     *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec"),
     *(
         "skillpack.cli",
+        "skillpack.lint",
+        "skillpack.build",
         "skillpack.source.config",
         "skillpack.source.discovery",
         "skillpack._internal.schemas",

@@ -16,7 +16,7 @@ import os
 import pickle
 import signal
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -85,7 +85,7 @@ class Forked(Generic[T]):
             raise WorkerError(f"worker process {self.pid} failed (wait status {status})") from None
         if not ok:
             raise WorkerError(f"worker process {self.pid} failed:\n{value}")
-        return value  # type: ignore[no-any-return]
+        return cast("T", value)  # what work() returned, unpickled
 
     def stop(self) -> None:
         """Kill the child (if it still runs) and reap it."""
