@@ -15,7 +15,14 @@ from pathlib import Path
 
 from skillpack._internal.uri import is_valid_authority, is_valid_segment
 from skillpack.content import ContentSource, TreeSource
-from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, Location, SkillpackError, UsageError
+from skillpack.errors import (
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    Location,
+    SkillpackError,
+    UsageError,
+    missing_path,
+)
 
 Log = Callable[[str], None]
 
@@ -124,11 +131,8 @@ def load_mounts(
             elif path.is_file():
                 source, kind = load_bundle_source(path), "bundle"
             else:
-                raise UsageError(
-                    "SRV001",
-                    "no such bundle or directory",
-                    Location(str(path)),
-                    hint="give the path of a .skp bundle or of a skills directory",
+                raise missing_path(
+                    path, hint="give the path of a .skp bundle or of a skills directory"
                 )
             mounts.append(Mount(source, prefix, str(path), kind))
     except BaseException:
