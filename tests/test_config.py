@@ -65,8 +65,7 @@ BAD_CONFIGS = [
 ]
 
 
-# build resolves its configuration in a forked child (skillpack.commands.build): the
-# errors must come out the same
+# lint and build resolve the configuration alike: the errors must come out the same
 @pytest.mark.parametrize("command", ["lint", "build"])
 @pytest.mark.parametrize(("file", "text", "expected"), BAD_CONFIGS)
 def test_bad_configuration_names_file_and_key_and_exits_2(
