@@ -4,9 +4,10 @@
 
 1. the stages of one build as the main process sees them (in process, best of
    ``--runs``): start-up and imports (a fresh interpreter importing what the build
-   command imports), the configuration (with its schema check), discovery, the one pass over the skills
-   (``skillpack.build.pipeline``, with and without the lint gate, shared between processes as a
-   build shares it), the lock and the index, the archive writer;
+   command imports), the configuration (with its schema check), discovery, the one
+   pass over the skills (``skillpack.build.pipeline``, with and without the lint gate,
+   shared between processes as a build shares it), the lock and the index, the archive
+   writer;
 2. the CPU cost of each kind of per-skill work, measured alone in one process over every
    skill: reading the files, sha256, the frontmatter parse, deflate, tomli-w rendering the
    skills' lock tables;
@@ -72,7 +73,7 @@ def startup(project: Path, runs: int) -> tuple[float, float, float]:
 
 
 def refuse(findings: list[Finding]) -> SkillpackError:
-    return SkillpackError("BENCH", f"the synthetic tree should lint clean: {findings[:3]}")
+    return SkillpackError("BLD010", f"the synthetic tree should lint clean: {findings[:3]}")
 
 
 def stages(project: Path, runs: int) -> list[tuple[str, float]]:

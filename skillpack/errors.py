@@ -10,9 +10,9 @@ its one-line summary, its exit code and its documentation. A :class:`SkillpackEr
 with a code that is not registered is refused where it is made (``ValueError``: a bug),
 and its exit code is the registry's (a call site may repeat it, never contradict it).
 A code means one thing and is never reused; a retired code stays listed in
-:data:`RETIRED`. A package may bring its own table with :func:`register` (the OCI
-registry client's ``REG`` codes, say), naming its module in :data:`PACKAGE_TABLES` so
-that the docs see it.
+:data:`RETIRED`. A package may keep its own table and :func:`register` it when
+imported (the OCI registry client's ``REG`` codes, :mod:`skillpack.registry.errors`);
+its module is named in :data:`PACKAGE_TABLES` so that the docs and tests see it.
 
 ``docs/errors.md`` is generated from the registry::
 
@@ -84,7 +84,7 @@ CODES: dict[str, ErrorCode] = {}
 RETIRED: dict[str, str] = {}
 #: modules that :func:`register` a table of their own when imported; the docs writer
 #: and the tests import them (a module that does not exist yet is skipped)
-PACKAGE_TABLES: tuple[str, ...] = ()
+PACKAGE_TABLES: tuple[str, ...] = ("skillpack.registry.errors",)
 
 
 def register(family: Family, codes: Iterable[ErrorCode]) -> None:
@@ -618,7 +618,7 @@ def _prefix(code: str) -> str:
     return code.rstrip("0123456789")
 
 
-_ORDER = ("USE", "CFG", "SP", "LCK", "BND", "INT", "BLD", "DIF", "UNP", "SIG", "SRV", "CLI")
+_ORDER = ("USE", "CFG", "SP", "LCK", "BND", "INT", "BLD", "DIF", "UNP", "SIG", "REG", "SRV", "CLI")
 
 
 def _family_order(prefix: str) -> tuple[int, str]:
