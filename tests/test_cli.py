@@ -310,4 +310,5 @@ def test_sigint_exits_130(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
+    assert err.decode().splitlines()[-1] == "interrupted"
     assert b"Traceback" not in err

@@ -18,6 +18,7 @@ words them, so that ``skillpack serve`` (argparse, no typer) reads the same.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
@@ -27,7 +28,7 @@ from typer import _click as click
 from typer._click import exceptions as click_errors
 from typer.core import TyperCommand, TyperGroup
 
-from skillpack.errors import UsageError
+from skillpack.errors import EXIT_INTERRUPTED, UsageError
 
 #: every command's help options and settings
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
@@ -171,6 +172,13 @@ class Command(TyperCommand):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         with _named_context(ctx):
             return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # Ctrl-C: say so, exit 130 (not a traceback, not silence)
+            print("interrupted", file=sys.stderr)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
     def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
