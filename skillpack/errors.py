@@ -555,6 +555,17 @@ register(
     ),
 )  # fmt: skip
 
+register(
+    Family("OUT", "Output", "What a command prints on standard output."),
+    _codes(
+        F,
+        ("OUT001", "the output cannot be written (a full disk, an I/O error)",
+         "The command's own outcome stands if it failed; otherwise it exits 1. A reader that "
+         "goes away (`skillpack lint | head`) is not a failure: the output is dropped and "
+         "the exit code is the command's."),
+    ),
+)  # fmt: skip
+
 RETIRED.update(
     {
         "CFG006": "a missing path is USE001 in every command",
@@ -618,7 +629,22 @@ def _prefix(code: str) -> str:
     return code.rstrip("0123456789")
 
 
-_ORDER = ("USE", "CFG", "SP", "LCK", "BND", "INT", "BLD", "DIF", "UNP", "SIG", "REG", "SRV", "CLI")
+_ORDER = (
+    "USE",
+    "CFG",
+    "SP",
+    "LCK",
+    "BND",
+    "INT",
+    "BLD",
+    "DIF",
+    "UNP",
+    "SIG",
+    "REG",
+    "SRV",
+    "CLI",
+    "OUT",
+)
 
 
 def _family_order(prefix: str) -> tuple[int, str]:

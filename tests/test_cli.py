@@ -248,6 +248,37 @@ def test_a_closed_stdout_changes_no_exit_code(
                 assert b"Traceback" not in proc.stderr and b"Exception ignored" not in proc.stderr
 
 
+def _limited_output(limit: int) -> None:  # in the child: stdout stops at ``limit`` bytes
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_FSIZE semantics")
+def test_a_failed_write_of_the_output_is_out001(failing: Path, tmp_path: Path) -> None:
+    """stdout on a file that cannot grow (as on a full disk): a coded error, exit 1; a
+    command that failed already keeps its own exit code."""
+    for args, expected in ((["rule", "--all"], 1), (["lint", failing, "-f", "json"], 1),
+                           (["rule", "--bogus"], 2)):  # fmt: skip
+        out = tmp_path / "out.txt"
+        with open(out, "wb") as stdout:
+            proc = subprocess.run(
+                [sys.executable, "-m", "skillpack", *map(str, args)],
+                stdout=stdout,
+                stderr=subprocess.PIPE,
+                env=cli_env({"PYTHONDONTWRITEBYTECODE": "1"}),
+                preexec_fn=lambda: _limited_output(64),
+                timeout=120,
+            )
+        err = proc.stderr.decode()
+        assert proc.returncode == expected, err
+        assert "Traceback" not in err and "Exception ignored" not in err
+        if expected == 1:
+            assert err.splitlines()[-1].startswith("stdout: OUT001 cannot write: "), err
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "٣"])
 def test_bad_skillpack_jobs_is_refused(project: Path, tmp_path: Path, value: str) -> None:
     out = tmp_path / "jobs.skp"
