@@ -9,8 +9,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Annotated, Literal
 
 import pytest
+import typer
 
 from skillpack.cli.table import COMMANDS
 from tests.conftest import EXAMPLES, REPO, cli_env, run_cli, write_skill
@@ -343,3 +345,54 @@ def test_sigint_exits_130(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert err.decode().splitlines()[-1] == "interrupted"
     assert b"Traceback" not in err
+
+
+def test_plain_coercion_gives_what_typer_gives() -> None:
+    """The pydantic-free coercion (skillpack/cli/base.py) agrees with typer's own."""
+    from typer import _click as click
+    from typer._click.exceptions import BadParameter
+    from typer._coercion import build_runtime_param
+
+    from skillpack.cli.base import CommandApp, _plain_coercion
+
+    app = CommandApp()
+
+    @app.command("probe")
+    def probe(
+        text: Annotated[str, typer.Option()] = "",
+        count: Annotated[int, typer.Option()] = 0,
+        ratio: Annotated[float, typer.Option()] = 0.0,
+        flag: Annotated[bool, typer.Option()] = False,
+        path: Annotated[Path | None, typer.Option()] = None,
+        choice: Annotated[Literal["text", "json"], typer.Option()] = "text",
+        many: Annotated[list[str] | None, typer.Option()] = None,
+        paths: Annotated[list[Path] | None, typer.Argument()] = None,
+    ) -> None: ...
+
+    command = typer.main.get_command(app)
+    ctx = click.Context(command)
+    samples = {
+        "text": ["abc", "", "ünï"],
+        "count": ["3", "-2", 7, "x", "1.5"],
+        "ratio": ["1.5", "2", 0.25, "nan?"],
+        "flag": [True, False, "true", "0"],
+        "path": ["a/b", Path("c")],
+        "choice": ["text", "json", "xml", "JSON"],
+        "many": [["a", "b"], []],
+        "paths": [["a", "b/c"], []],
+    }
+    for param in command.get_params(ctx):
+        if param.name not in samples:
+            continue
+        plain = _plain_coercion(param)
+        assert plain is not None, param.name
+        theirs = build_runtime_param(param.type_descriptor)  # type: ignore[attr-defined]
+        for value in [None, *samples[param.name]]:
+            try:
+                expected: object = theirs.coerce(value, param=param, ctx=ctx)
+            except BadParameter:
+                with pytest.raises(BadParameter):
+                    plain.coerce(value, param, ctx)
+                continue
+            got = plain.coerce(value, param, ctx)
+            assert (type(got), got) == (type(expected), expected), (param.name, value)

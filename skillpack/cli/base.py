@@ -65,7 +65,7 @@ class _Plain:
         if multi:
             if isinstance(value, str):
                 raise click_errors.BadParameter("Value must be an iterable.", ctx, param)
-            return tuple(self._one(item, param, ctx) for item in value)
+            return [self._one(item, param, ctx) for item in value]
         return self._one(value, param, ctx)
 
     def _one(self, value: Any, param: Any, ctx: Any) -> Any:
