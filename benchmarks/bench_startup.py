@@ -2,7 +2,8 @@
 of one skill, and ``skillpack serve`` from spawn to the first ``skills/list`` answer on
 the synthetic 1,000-skill bundle (``gen_tree.py``).
 
-Each row is the median (and the fastest) of ``--runs`` fresh processes. Targets: at
+Each row is the median (and the fastest) of ``--runs`` fresh processes, after one
+warm-up run (which writes the bytecode, as an installed package has it). Targets: at
 most 0.25 s for every build-tool command (typer's own import is part of it), at most
 150 ms for ``serve``. Reference rows: a bare interpreter and ``import typer``. Run by
 hand; prints a Markdown table.
@@ -41,6 +42,11 @@ def _env() -> dict[str, str]:
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("SKILLPACK_DEBUG", None)
     return env
+
+
+# an installed skillpack has its bytecode: let the warm-up runs write it (here and in
+# bench_serve's spawns), or every row would include compiling every module
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def timed(command: list[str], cwd: Path | None = None) -> float:

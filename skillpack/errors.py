@@ -37,7 +37,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -59,8 +59,7 @@ FROM_REGISTRY: Final = -1
 
 
 # --- the registry ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class ErrorCode:
+class ErrorCode(NamedTuple):
     """One registered code: what it means, how the process exits, what to do."""
 
     code: str
@@ -69,8 +68,7 @@ class ErrorCode:
     doc: str = ""  #: when it happens and what to do (Markdown)
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(NamedTuple):
     """The codes sharing a prefix (``BND``): who raises them."""
 
     prefix: str
