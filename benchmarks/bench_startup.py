@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -49,18 +51,29 @@ def _env() -> dict[str, str]:
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
-def timed(command: list[str], cwd: Path | None = None) -> float:
+Sample = tuple[float, float | None]  #: (wall seconds, CPU seconds of the process or None)
+
+
+def timed(command: list[str], cwd: Path | None = None) -> Sample:
+    """Wall time of one run, and the CPU time (user + system) the process used: on a
+    busy machine the wall time waits for a CPU, the CPU time does not."""
     start = time.perf_counter()
-    subprocess.run(
+    proc = subprocess.Popen(
         command, cwd=cwd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    return time.perf_counter() - start
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = 0  # reaped above
+    return wall, usage.ru_utime + usage.ru_stime
 
 
-def sample(runs: int, measure: Callable[[], float]) -> tuple[float, float]:
-    measure()  # warm the file cache and the .pyc files
-    times = [measure() for _ in range(runs)]
-    return statistics.median(times), min(times)
+def sample(runs: int, measure: Callable[[], Sample]) -> tuple[float, float, float | None]:
+    """(median wall, fastest wall, median CPU) of ``runs`` runs after a warm-up."""
+    measure()  # warm the file cache and write the bytecode
+    samples = [measure() for _ in range(runs)]
+    walls = [wall for wall, _ in samples]
+    cpus = [cpu for _, cpu in samples if cpu is not None]
+    return statistics.median(walls), min(walls), statistics.median(cpus) if cpus else None
 
 
 def bundle_of(tree: Path, work: Path) -> Path:
@@ -83,8 +96,10 @@ def main() -> None:
     args = parser.parse_args()
     work: Path = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    one = work / "one-skill" / "hello"
-    one.mkdir(parents=True, exist_ok=True)
+    # outside any git work tree: lint FILE of a file in a repository discovers the
+    # whole repository (its project), which would measure the repository, not start-up
+    one = Path(tempfile.mkdtemp(prefix="bench-startup-")) / "hello"
+    one.mkdir()
     (one / "SKILL.md").write_text(SKILL_MD, encoding="utf-8")
     tree = work / f"tree-{args.skills}"
     if not (tree / ".done").exists():
@@ -93,18 +108,17 @@ def main() -> None:
 
     python = sys.executable
     skillpack = [python, "-m", "skillpack"]
-    rows: list[tuple[str, float, float, float | None]] = []
+    rows: list[tuple[str, float, float, float | None, float | None]] = []
 
-    def add(name: str, target: float | None, measure: Callable[[], float]) -> None:
+    def add(name: str, target: float | None, measure: Callable[[], Sample]) -> None:
         print(f"{name} ...", file=sys.stderr)
-        median, best = sample(args.runs, measure)
-        rows.append((name, median, best, target))
+        rows.append((name, *sample(args.runs, measure), target))
 
     add("python -c pass (reference)", None, lambda: timed([python, "-c", "pass"]))
     add("python -c 'import typer' (reference)", None, lambda: timed([python, "-c", "import typer"]))
     add("skillpack --help", HELP_TARGET, lambda: timed([*skillpack, "--help"]))
 
-    def help_of(name: str) -> Callable[[], float]:
+    def help_of(name: str) -> Callable[[], Sample]:
         return lambda: timed([*skillpack, name, "--help"])
 
     for row in COMMANDS:
@@ -119,19 +133,21 @@ def main() -> None:
     add(
         f"skillpack serve BUNDLE: spawn -> first skills/list ({args.skills} skills)",
         SERVE_TARGET,
-        lambda: first_list_ms(serve_command) / 1000,
+        lambda: (first_list_ms(serve_command) / 1000, None),
     )
 
+    shutil.rmtree(one.parent)
     print(
         f"\nmedian (fastest) of {args.runs} fresh processes; Python {sys.version.split()[0]}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}\n"
     )
-    print("| command | median (s) | fastest (s) | target (s) | within |")
-    print("|---|---:|---:|---:|:---:|")
-    for name, median, best, target in rows:
+    print("| command | median (s) | fastest (s) | CPU, median (s) | target (s) | within |")
+    print("|---|---:|---:|---:|---:|:---:|")
+    for name, median, best, cpu, target in rows:
         verdict = "" if target is None else ("yes" if median <= target else "**no**")
         shown = "" if target is None else f"{target:.3f}"
-        print(f"| {name} | {median:.3f} | {best:.3f} | {shown} | {verdict} |")
+        cpu_shown = "n/a" if cpu is None else f"{cpu:.3f}"
+        print(f"| {name} | {median:.3f} | {best:.3f} | {cpu_shown} | {shown} | {verdict} |")
 
 
 if __name__ == "__main__":
