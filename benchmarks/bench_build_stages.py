@@ -4,10 +4,10 @@
 
 1. the stages of one build as the main process sees them (in process, best of
    ``--runs``): start-up and imports (a fresh interpreter importing what the build
-   command imports), the configuration (which the command resolves in a forked child
-   meanwhile: not on the critical path), discovery, the one pass over the skills
-   (``skillpack.build.pipeline.one_pass``, with and without the lint gate, shared between
-   processes as a build shares it), the lock and the index, the archive writer;
+   command imports), the configuration (with its schema check), discovery, the one
+   pass over the skills (``skillpack.build.pipeline``, with and without the lint gate,
+   shared between processes as a build shares it), the lock and the index, the archive
+   writer;
 2. the CPU cost of each kind of per-skill work, measured alone in one process over every
    skill: reading the files, sha256, the frontmatter parse, deflate, tomli-w rendering the
    skills' lock tables;
@@ -54,11 +54,11 @@ def best(func: Callable[[], object], runs: int) -> float:
 
 
 def startup(project: Path, runs: int) -> tuple[float, float, float]:
-    """Fresh interpreters, less a bare one: (importing what the build command imports
-    on its critical path; resolving the configuration as its forked child does, with
-    the schema check and its jsonschema import; a bare interpreter)."""
+    """Fresh interpreters, less a bare one: (importing what the build command imports;
+    resolving the configuration, with the schema check and its jsonschema import; a
+    bare interpreter)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    imports = "import skillpack.__main__, skillpack.commands.build, skillpack.build.builder"
+    imports = "import skillpack.__main__, skillpack.cli.build_cmd, skillpack.build.builder"
     config = (
         f"from skillpack.source.config import resolve_config; resolve_config([{str(project)!r}])"
     )
@@ -68,10 +68,6 @@ def startup(project: Path, runs: int) -> tuple[float, float, float]:
 
     bare = best(run("-c", "pass"), runs)
     return best(run("-c", imports), runs) - bare, best(run("-c", config), runs) - bare, bare
-
-
-#: rows of work a build does in a forked child while its main process imports
-CHILD = "(forked child, overlapped) "
 
 
 REFUSAL = Refusal("BENCH", "the synthetic tree should lint clean", "see gen_tree.py")
@@ -100,7 +96,7 @@ def stages(project: Path, runs: int) -> list[tuple[str, float]]:
     return [
         ("interpreter start (python -c pass)", bare),
         ("imports on the critical path", imports),
-        (f"{CHILD}configuration incl. jsonschema", configuration),
+        ("configuration incl. jsonschema", configuration),
         ("discovery", best(lambda: discover(config), runs)),
         ("one pass over the skills, --no-lint (all CPUs)", pass_time),
         ("one pass over the skills, lint gate (all CPUs)", lint_time),
@@ -166,9 +162,7 @@ def main() -> None:
     for name, seconds in costs:
         print(f"  {name:<{width}} {seconds * 1000:7.1f} ms")
     by_name = dict(rows)
-    serial = sum(
-        seconds for name, seconds in by_name.items() if not name.startswith(("one pass", CHILD))
-    )
+    serial = sum(seconds for name, seconds in by_name.items() if not name.startswith("one pass"))
     shared = sum(seconds for _, seconds in costs) / (os.cpu_count() or 1)
     zipped = zip_time(synthetic, args.runs)
     print("\n3. lower bound of a --no-lint build with this work")

@@ -2,8 +2,8 @@
 
 ``skillpack serve`` is dispatched before anything else is imported: the serve path
 uses only the standard library (no typer, rich, jsonschema or YAML), so a host
-spawning the server gets its first response fast. ``lint`` and ``fmt`` (pre-commit
-hooks) and ``build`` skip typer too; see :mod:`skillpack.commands`.
+spawning the server gets its first response fast. Every other command goes to the
+typer app (:mod:`skillpack.cli`), which imports only the invoked command's module.
 """
 
 from __future__ import annotations
@@ -17,13 +17,9 @@ def main(argv: list[str] | None = None) -> int:
         from skillpack.server.cli import main as serve_main
 
         return serve_main(args[1:])
-    if args and args[0] in ("lint", "fmt", "build"):  # start fast, without typer
-        from skillpack.commands import run_command
+    from skillpack.cli import main as cli_main
 
-        return run_command(args[0], args[1:])
-    from skillpack.cli import run
-
-    return run(args)
+    return cli_main(args)
 
 
 if __name__ == "__main__":

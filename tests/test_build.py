@@ -31,7 +31,7 @@ def test_vectors_are_reproduced_in_the_bundle(vectors: Path, tmp_path: Path) -> 
         'roots = ["skills", {path = "billing", prefix = "acme/billing"}]\n'
     )
     bundle = build(project, tmp_path / "v.skp")
-    proc = run_cli("inspect", bundle, "--json")
+    proc = run_cli("inspect", bundle, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     skills = {s["uri"]: s for s in json.loads(proc.stdout)["skills"]}
     review = skills["skill://code-review/SKILL.md"]
@@ -154,7 +154,7 @@ def _venv_for(python: Path, cache: Path) -> Path | None:
                 "pip",
                 "install",
                 "-q",
-                "typer",
+                "typer>=0.29,<0.30",
                 "tomli-w",
                 "pathspec",
                 "ruamel.yaml",
@@ -254,7 +254,7 @@ def test_forked_workers_build_the_same_bytes_and_report_the_same_errors(tmp_path
 
 
 def test_build_options_and_usage_errors(tmp_path: Path) -> None:
-    """build parses its arguments without typer; the typer app forwards them unchanged."""
+    """build's options, its usage errors, and the typer app run in process (skillpack.cli.run)."""
     proc = run_cli("build", "--help")
     assert proc.returncode == 0
     for option in ("--output", "--locked", "--no-lint", "--compression", "--config", "--sign",
@@ -323,7 +323,7 @@ def _build_verify_inspect(tree: Path, tmp_path: Path) -> tuple[str, Path]:
     bundle = build(project, tmp_path / f"{tree.name}.skp")
     verify = run_cli("verify", bundle)
     assert verify.returncode == 0, verify.stderr
-    info = json.loads(run_cli("inspect", bundle, "--json").stdout)
+    info = json.loads(run_cli("inspect", bundle, "--format", "json").stdout)
     on_disk = sorted(p for p in tree.rglob("*") if p.is_file() and not p.name.startswith("."))
     assert info["totals"]["files"] == len(on_disk)
     assert info["totals"]["bytes"] == sum(p.stat().st_size for p in on_disk)

@@ -24,7 +24,7 @@ def faulty(*faults: str) -> list[str]:
 
 
 def test_faultless_server_passes_every_modern_scenario() -> None:
-    proc = run_cli("check", "--era", "modern", "--json", "--", *faulty())
+    proc = run_cli("check", "--era", "modern", "--format", "json", "--", *faulty())
     statuses = _statuses(proc.stdout)
     assert proc.returncode == 0, proc.stdout
     for name in ("declaration", "resources-read", "frontmatter", "skills-get", "directory-read",
@@ -47,7 +47,7 @@ def test_faultless_server_passes_every_modern_scenario() -> None:
     ],
 )
 def test_each_fault_fails_its_scenario(fault: str, scenario: str, needle: str) -> None:
-    proc = run_cli("check", "--era", "modern", "--json", "--", *faulty(fault))
+    proc = run_cli("check", "--era", "modern", "--format", "json", "--", *faulty(fault))
     assert proc.returncode == 1, proc.stdout
     outcome = _statuses(proc.stdout)[(scenario, "modern")]
     assert outcome["status"] == "fail"
@@ -55,7 +55,7 @@ def test_each_fault_fails_its_scenario(fault: str, scenario: str, needle: str) -
 
 
 def test_dynamic_skills_are_warned_not_failed() -> None:
-    proc = run_cli("check", "--era", "modern", "--json", "--", *faulty("dynamic"))
+    proc = run_cli("check", "--era", "modern", "--format", "json", "--", *faulty("dynamic"))
     outcome = _statuses(proc.stdout)[("skills-list", "modern")]
     assert outcome["status"] == "warn"
     assert any('"dynamic"' in w for w in outcome["warnings"])
@@ -73,7 +73,9 @@ def test_table_output_and_exit_code_on_terminal_format() -> None:
 def test_a_server_that_dies_is_a_failure_with_its_stderr(tmp_path: Path) -> None:
     script = tmp_path / "dies.py"
     script.write_text("import sys\nsys.stderr.write('boom: cannot load skills\\n')\nsys.exit(3)\n")
-    proc = run_cli("check", "--era", "modern", "--json", "--", sys.executable, str(script))
+    proc = run_cli(
+        "check", "--era", "modern", "--format", "json", "--", sys.executable, str(script)
+    )
     assert proc.returncode == 1
     outcome = _statuses(proc.stdout)[("connect", "modern")]
     assert outcome["status"] == "fail"
@@ -116,7 +118,13 @@ FASTMCP_EXPECTED = {
 def test_fastmcp_skills_directory_provider() -> None:
     pytest.importorskip("fastmcp")
     proc = run_cli(
-        "check", "--json", "--", sys.executable, str(SERVERS / "fastmcp_skills.py"), str(SKILLS)
+        "check",
+        "--format",
+        "json",
+        "--",
+        sys.executable,
+        str(SERVERS / "fastmcp_skills.py"),
+        str(SKILLS),
     )
     statuses = _statuses(proc.stdout)
     got = {key: statuses[key]["status"] for key in FASTMCP_EXPECTED}
@@ -135,7 +143,7 @@ def _serve_bundle(tmp_path: Path) -> list[str]:
 
 def test_skillpack_serve_passes_every_scenario_in_both_eras(tmp_path: Path) -> None:
     """skillpack's own server, from a bundle, with pages small enough to paginate."""
-    proc = run_cli("check", "--json", "--", *_serve_bundle(tmp_path))
+    proc = run_cli("check", "--format", "json", "--", *_serve_bundle(tmp_path))
     statuses = _statuses(proc.stdout)
     assert proc.returncode == 0, proc.stdout
     assert {key: s["status"] for key, s in statuses.items()} == {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.errors import ConfigError
+from skillpack.errors import ConfigError, UsageError
 from skillpack.source.config import DEFAULT_EXCLUDE, find_config, resolve_config
 from tests.conftest import run_cli
 from tests.lintutil import lint_json, skill_md, write
@@ -65,8 +65,7 @@ BAD_CONFIGS = [
 ]
 
 
-# build resolves its configuration in a forked child (skillpack.commands.build): the
-# errors must come out the same
+# lint and build resolve the configuration alike: the errors must come out the same
 @pytest.mark.parametrize("command", ["lint", "build"])
 @pytest.mark.parametrize(("file", "text", "expected"), BAD_CONFIGS)
 def test_bad_configuration_names_file_and_key_and_exits_2(
@@ -94,10 +93,14 @@ def test_explicit_config_file(tmp_path: Path) -> None:
     assert "conf/missing.toml: CFG001 configuration file not found" in proc.stderr
 
 
-def test_config_errors_are_values() -> None:
+def test_config_errors_are_values(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
+        resolve_config([], tmp_path / "missing.toml")
+    assert info.value.code == "CFG001" and info.value.exit_code == 2
+    # a missing path is USE001 in every command (it was CFG006 here: retired)
+    with pytest.raises(UsageError) as missing:
         resolve_config([Path("/nonexistent/path/x")])
-    assert info.value.code == "CFG006" and info.value.exit_code == 2
+    assert missing.value.code == "USE001" and missing.value.exit_code == 2
 
 
 def test_documented_examples_are_valid(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ def test_diff_reports_what_revokes_approval(tmp_path: Path) -> None:
         "    ~ file notes.md (13 -> 14 bytes, D -> D)",
         "4 skills differ (4 modified; 5 file changes); 3 skill entries need re-approval",
     ]
-    data = json.loads(run_cli("diff", bundle, project, "--json").stdout)
+    data = json.loads(run_cli("diff", bundle, project, "--format", "json").stdout)
     assert data["same"] is False
     by_path = {s["path"]: s for s in data["skills"]}
     assert by_path["code-review"]["revokes-approval"] is False
@@ -80,7 +80,8 @@ def test_diff_added_removed_skills_and_trouble(tmp_path: Path) -> None:
         "+ skill fresh (added, 1 file)",
     ]
     missing = run_cli("diff", old, tmp_path / "nowhere.skp")
-    assert missing.returncode == 2 and "DIF001" in missing.stderr
+    # a missing path is USE001 in every command (it was DIF001 here)
+    assert missing.returncode == 2 and "USE001" in missing.stderr
 
 
 def test_unpack_round_trip_rebuilds_identical_bytes(tmp_path: Path) -> None:

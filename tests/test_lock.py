@@ -169,7 +169,7 @@ def test_nulls_and_number_types_survive_the_lock_exactly(tmp_path: Path) -> None
     ) in text
     assert "ratio = 1.0\n" in text and "count = 1\n" in text
     assert run_cli("build", project, "-o", tmp_path / "odd.skp", "--no-lint").returncode == 0
-    proc = run_cli("inspect", tmp_path / "odd.skp", "--json")
+    proc = run_cli("inspect", tmp_path / "odd.skp", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     fm = json.loads(proc.stdout)["skills"][0]["frontmatter"]
     assert canonical_json(fm["metadata"]) == canonical_json(

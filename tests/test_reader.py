@@ -150,7 +150,8 @@ def test_refuses_archives_that_are_not_bundles(base: Path, tmp_path: Path) -> No
     proc = run_cli("inspect", junk)
     assert proc.returncode == 1 and "BND001" in proc.stderr
     proc = run_cli("verify", tmp_path / "absent.skp")
-    assert proc.returncode == 2 and "BND001 bundle not found" in proc.stderr
+    # a missing path is USE001 in every command (it was BND001 "bundle not found" here)
+    assert proc.returncode == 2 and "USE001 path does not exist" in proc.stderr
 
 
 def test_declared_size_smaller_than_the_data_is_refused(stored: Path, tmp_path: Path) -> None:

@@ -213,7 +213,8 @@ def test_help_and_usage_errors(cli, tmp_path: Path) -> None:
     assert "serve" in cli("--help").stdout
     missing = cli("serve", tmp_path / "nope.skp")
     assert missing.returncode == 2
-    assert "SRV001" in missing.stderr and "nope.skp" in missing.stderr
+    # a missing path is USE001 in every command (it was SRV001 here)
+    assert "USE001" in missing.stderr and "nope.skp" in missing.stderr
     assert missing.stdout == ""
     bad_prefix = cli("serve", "--prefix", "/x/", SKILLS)
     assert bad_prefix.returncode == 2 and "SRV005" in bad_prefix.stderr

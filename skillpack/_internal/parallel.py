@@ -15,8 +15,10 @@ import itertools
 import os
 import pickle
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Generic, TypeVar, cast
+
+from skillpack.errors import UsageError
 
 T = TypeVar("T")
 
@@ -24,14 +26,29 @@ T = TypeVar("T")
 PARALLEL_MIN_SKILLS = 200
 
 
+def configured_jobs(environ: Mapping[str, str] | None = None) -> int | None:
+    """``SKILLPACK_JOBS`` as a number of processes, None when unset or empty; any other
+    value than a whole number of 1 or more is refused (``CFG020``, exit 2)."""
+    value = (os.environ if environ is None else environ).get("SKILLPACK_JOBS", "").strip()
+    if not value:
+        return None
+    if not (value.isascii() and value.isdigit() and int(value) >= 1):
+        raise UsageError(
+            "CFG020",
+            f"SKILLPACK_JOBS={value!r} is not a number of processes (1 or more)",
+            hint="set it to a whole number such as 2, or unset it for one per CPU",
+        )
+    return int(value)
+
+
 def default_jobs(skills: int) -> int:
     """Processes for ``skills`` skills: ``SKILLPACK_JOBS`` when set, else one per CPU
     (at most 4) for large runs on Linux, where fork() makes workers cheap; else 1."""
     import sys
 
-    configured = os.environ.get("SKILLPACK_JOBS", "")
-    if configured.isdigit() and int(configured) >= 1:
-        return int(configured)
+    configured = configured_jobs()
+    if configured is not None:
+        return configured
     if skills < PARALLEL_MIN_SKILLS or sys.platform != "linux":
         return 1
     return max(1, min(4, os.cpu_count() or 1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillpack.errors import Location, UsageError
+from skillpack.errors import Location, UsageError, missing_path
 from skillpack.manifest import Manifest
 
 
@@ -22,9 +22,7 @@ def load_manifest(path: Path) -> Manifest:
         with open(path, "rb") as fh:
             magic = fh.read(4)
     except FileNotFoundError:
-        raise UsageError(
-            "DIF001", "no such bundle, lock or directory", Location(str(path))
-        ) from None
+        raise missing_path(path, hint="give a bundle (.skp), a lock or a skill tree") from None
     except OSError as exc:
         raise UsageError("DIF001", f"cannot read: {exc.strerror}", Location(str(path))) from None
     if magic == b"PK\x03\x04" or path.suffix == ".skp":  # a .skp that is no zip: say so

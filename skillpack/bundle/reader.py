@@ -16,10 +16,12 @@ files the index lists, each checked against its digest when read.
 the stored index, checks every entry of the archive, and hashes every file against
 the lock. A bundle opened in full mode has been completely verified.
 
-Refusals (each a :class:`~skillpack.bundle.BundleError` naming the entry):
+Refusals (each a :class:`~skillpack.bundle.BundleError` naming the entry; a file that
+does not exist is ``USE001`` and one that cannot be opened ``BND018``, exit 2; every
+code is in :mod:`skillpack.errors`):
 
 ======  ==============================================================
-BND001  the file cannot be opened or is not a zip archive
+BND001  not a zip archive
 BND002  absolute entry name
 BND003  ``..`` segment in an entry name
 BND004  backslash in an entry name
@@ -30,7 +32,7 @@ BND008  names that collide after NFC normalization or case folding
 BND009  entry size differs from the lock
 BND010  compression-ratio bomb, or actual size differs from the declared size
 BND011  entry the lock does not list
-BND012  lock entry missing from the archive
+BND012  a file the lock lists is missing from the archive
 BND013  lock missing, not TOML, failing its schema, or without the fixed prologue
 BND014  index disagreeing with the lock, or malformed
 BND015  not a skillpack bundle (zip comment, format version, metadata entries)
@@ -84,7 +86,7 @@ from skillpack.bundle.zipformat import (
     ZIP64_LOCATOR_SIG,
 )
 from skillpack.content import IntegrityError, check_bytes
-from skillpack.errors import EXIT_USAGE, Location, SkillpackError
+from skillpack.errors import Location, SkillpackError, missing_path
 from skillpack.lockfile.index import index_bytes
 from skillpack.manifest import FileEntry, Manifest, sha256_digest
 from skillpack.source.paths import (
@@ -300,15 +302,10 @@ class Bundle:
         try:
             self._file = _File(self.path)
         except FileNotFoundError:
-            raise SkillpackError(
-                "BND001", "bundle not found", Location(str(path)), exit_code=EXIT_USAGE
-            ) from None
+            raise missing_path(path) from None
         except OSError as exc:
             raise SkillpackError(
-                "BND001",
-                f"cannot open the bundle: {exc.strerror}",
-                Location(str(path)),
-                exit_code=EXIT_USAGE,
+                "BND018", f"cannot open the bundle: {exc.strerror}", Location(str(path))
             ) from None
         self._lock_bytes: bytes | None = None
         try:

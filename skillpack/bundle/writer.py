@@ -58,7 +58,7 @@ from skillpack.bundle.zipformat import (
     dos_datetime,
 )
 from skillpack.content import ContentSource, IntegrityError, check_bytes
-from skillpack.errors import EXIT_FINDINGS, SkillpackError
+from skillpack.errors import SkillpackError
 from skillpack.lockfile.index import index_bytes
 from skillpack.manifest import FileEntry, Manifest
 from skillpack.source.paths import collision_key, unsafe_published_path
@@ -72,10 +72,10 @@ _BATCH_FILES = 256
 
 
 class BuildError(SkillpackError):
-    """The archive cannot be written (exit 1: the inputs are at fault)."""
+    """The archive cannot be written (the registry gives each code's exit status)."""
 
     def __init__(self, code: str, message: str, hint: str | None = None) -> None:
-        super().__init__(code, message, None, hint, EXIT_FINDINGS)
+        super().__init__(code, message, None, hint)
 
 
 @dataclass(frozen=True)

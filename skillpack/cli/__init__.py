@@ -1,99 +1,101 @@
 """The ``skillpack`` command line: a thin typer layer over the library API.
 
-Each command lives in its own module and registers itself on :data:`app`. Commands
-raise :class:`skillpack.errors.SkillpackError`; :func:`run` renders it on stderr and
-exits with its code (see ``skillpack.errors`` for the exit codes).
+Every command is a module of this package registered in one table
+(:mod:`skillpack.cli.table`: name, module, summary); only the invoked command's
+module is imported. Commands raise :class:`skillpack.errors.SkillpackError`;
+:func:`run` renders it on stderr and exits with its code.
+
+:func:`main` is the process entry point (``skillpack/__main__.py``): it sets up the
+process (standard streams that survive a reader that goes away) and calls :func:`run`.
 """
 
 from __future__ import annotations
 
-import importlib
+import io
+import os
 import sys
+from collections.abc import Sequence
+from typing import TextIO, cast
 
-import typer
-from typer.exceptions import TyperException
-
-from skillpack.commands import guarded
-from skillpack.errors import EXIT_USAGE
-
-app = typer.Typer(
-    name="skillpack",
-    help="Lint, lock, build, sign and serve Agent Skills bundles for MCP.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-#: Command modules, in the order they appear in ``skillpack --help``.
-COMMAND_MODULES = (
-    "lint",
-    "fmt",
-    "rule",
-    "lock",
-    "build",
-    "verify",
-    "inspect",
-    "diff",
-    "unpack",
-    "sign",
-    "serve",
-    "check",
-    "pull",
-)
+__all__ = ["main", "run"]
 
 
-def _version_callback(value: bool) -> None:
-    if value:
-        from skillpack import __version__
+def run(argv: Sequence[str]) -> int:
+    """Run ``skillpack ARGV`` in this process; return the exit code (never raises)."""
+    from skillpack.cli.app import run as run_app
 
-        typer.echo(f"skillpack {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version_callback, is_eager=True, help="Show the version."
-    ),
-) -> None:
-    """Lint, lock, build, sign and serve Agent Skills bundles for MCP."""
+    return run_app(argv)
 
 
-def _register() -> None:
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}_cmd")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}_cmd":
-                continue  # command not built yet in this checkout
-            raise
-        module.register(app)
+def main(argv: Sequence[str]) -> int:
+    """The process entry point: :func:`run` with standard streams that survive a reader
+    that goes away, and a coded error (``OUT001``, exit 1) when the output cannot be
+    written (a full disk, an I/O error)."""
+    sys.stdout, out = _guarded(sys.stdout, 1)
+    sys.stderr, _ = _guarded(sys.stderr, 2)
+    code = run(argv)
+    sys.stdout.flush()
+    if out is not None and out.failure is not None:
+        from skillpack.errors import Location, SkillpackError
+
+        reason = out.failure.strerror or str(out.failure)
+        failed = SkillpackError("OUT001", f"cannot write: {reason}", Location("stdout"))
+        print(failed.render(), file=sys.stderr)
+        code = max(code, failed.exit_code)
+    return code
 
 
-_register()
+class _Output(io.RawIOBase):
+    """A standard stream's file descriptor that never raises on write.
+
+    Once the reader is gone (EPIPE: ``skillpack lint | head -1``) what follows is
+    dropped and the command keeps its exit code, whichever way it goes; any other
+    failure (ENOSPC, EIO) is kept in :attr:`failure` for :func:`main` to report, and
+    what follows is dropped too. Nothing fails when the interpreter flushes at exit."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self.gone = False
+        self.failure: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if not self.gone and self.failure is None:
+            try:
+                return os.write(self._fd, data)
+            except BrokenPipeError:
+                self.gone = True
+            except OSError as exc:
+                self.failure = exc
+        return len(data)
 
 
-def run(argv: list[str]) -> int:
-    """Run the CLI on ``argv``; return the exit code. Never raises, never prints a traceback
-    unless ``SKILLPACK_DEBUG`` is set (see :func:`skillpack.commands.guarded`)."""
-
-    def invoke() -> int:
-        try:
-            result = app(args=argv, prog_name="skillpack", standalone_mode=False)
-            return int(result) if isinstance(result, int) else 0
-        except typer.Exit as exc:
-            return int(exc.exit_code or 0)
-        except typer.Abort:
-            print("aborted", file=sys.stderr)
-            return 130
-        except TyperException as exc:  # usage errors: bad options, missing arguments
-            show = getattr(exc, "show", None)
-            if callable(show):
-                show(file=sys.stderr)
-            else:
-                print(f"error: {exc.format_message()}", file=sys.stderr)
-            return EXIT_USAGE if exc.exit_code == 2 else int(exc.exit_code)
-
-    return guarded(invoke)
+def _guarded(stream: TextIO, fd: int) -> tuple[TextIO, _Output | None]:
+    """``stream`` rebuilt over an :class:`_Output` (same encoding and buffering), and
+    that output; ``stream`` unchanged when it is not the process's own ``fd``."""
+    try:
+        if stream.fileno() != fd:
+            return stream, None
+    except (AttributeError, OSError, ValueError):  # replaced or detached: leave it
+        return stream, None
+    stream.flush()
+    output = _Output(fd)
+    raw = cast(io.RawIOBase, output)  # BufferedWriter's stubs want a file
+    line_buffering = bool(stream.line_buffering) or fd == 2
+    wrapped = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=line_buffering,
+        write_through=fd == 2,
+    )
+    return wrapped, output

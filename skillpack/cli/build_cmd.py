@@ -1,12 +1,106 @@
-"""``skillpack build``: registered on the typer app; implemented in
-:mod:`skillpack.commands.build` (``skillpack.__main__`` runs it without typer)."""
+"""``skillpack build [PATH] [-o OUT] [--locked] [--no-lint] [--compression ...] [--sign ...]``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Literal
+
 import typer
 
-from skillpack.cli._forward import register_forwarded
+from skillpack.cli.base import CommandApp
+from skillpack.cli.options import ConfigOpt
+from skillpack.cli.signing_options import with_signing_options
+from skillpack.signing.policy import SigningOptions
+
+app = CommandApp()
 
 
-def register(app: typer.Typer) -> None:
-    register_forwarded(app, "build")
+@app.command(
+    "build",
+    epilog="Exit status: 0 built, 1 lint errors, a stale lock with --locked or files that "
+    "cannot be published, 2 usage or configuration error.",
+)
+@with_signing_options
+def build_command(
+    path: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Project directory or a path inside it (default: cwd).",
+            show_default=False,
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="Bundle to write (default: <output>/<name>-<version>.skp).",
+        ),
+    ] = None,
+    locked: Annotated[
+        bool, typer.Option("--locked", help="Fail (exit 1) instead of updating a stale lock.")
+    ] = False,
+    no_lint: Annotated[bool, typer.Option("--no-lint", help="Skip the lint gate.")] = False,
+    compression: Annotated[
+        Literal["deflate", "stored"] | None,
+        typer.Option(
+            "--compression",
+            help="deflate (default) or stored (identical bytes across zlib builds too).",
+            show_default=False,
+        ),
+    ] = None,
+    config: ConfigOpt = None,
+    sign: Annotated[
+        bool,
+        typer.Option(
+            "--sign",
+            help="Sign the bundle as 'skillpack sign' does (keylessly, or --key): writes "
+            "<bundle>.sigstore.json.",
+        ),
+    ] = False,
+    *,
+    signing: SigningOptions,
+) -> int:
+    """Lint, lock and write a reproducible bundle archive (.skp); with --sign, sign it."""
+    from skillpack.signing.errors import unusable
+
+    if signing.requested and not sign:
+        raise unusable(
+            "SIG020",
+            "--key, --trust-config and --staging are signing options",
+            hint="add --sign to sign the bundle after building it",
+        )
+    from skillpack._internal.memory import keep_freed_memory
+    from skillpack.build.builder import build
+    from skillpack.cli.output import ProgressBar, plural
+    from skillpack.errors import display_path
+    from skillpack.source.config import resolve_config
+
+    cfg = resolve_config([path] if path else [], config)
+    keep_freed_memory()  # process-wide, before workers fork: thousands of small compressions
+    bar = ProgressBar("building")
+    try:
+        result = build(
+            cfg,
+            output=output,
+            locked=locked,
+            lint=not no_lint,
+            compression=compression,
+            progress=bar,
+            sign=signing if sign else None,
+        )
+    finally:
+        bar.close()
+    if result.lock_written:
+        print(f"wrote {display_path(result.lock_path)}")
+    print(f"built {display_path(result.output)}")
+    print(f"  {result.digest}")
+    print(
+        f"  {plural(result.skills, 'skill')}, {plural(result.files, 'file')}, "
+        f"{result.size} bytes (lint: {result.lint})"
+    )
+    if result.signature is not None:
+        print(f"signed: wrote {display_path(result.signature)}")
+    return 0

@@ -4,41 +4,44 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
+from skillpack.cli.base import CommandApp
+from skillpack.cli.options import FormatOpt, JsonFlag, output_format
 from skillpack.errors import UsageError
 
+app = CommandApp()
 
-def register(app: typer.Typer) -> None:
-    app.command(
-        "check",
-        context_settings={"allow_interspersed_args": False},
-        help="Run the Skills-extension conformance scenarios against a stdio MCP server.",
-    )(check)
+ERAS = {"both": ("modern", "legacy"), "modern": ("modern",), "legacy": ("legacy",)}
 
 
+@app.command("check", context_settings={"allow_interspersed_args": False})
 def check(
-    command: Annotated[list[str], typer.Argument(help="The server command, after '--'.")],
-    era: Annotated[str, typer.Option(help="modern, legacy or both.")] = "both",
+    command: Annotated[
+        list[str], typer.Argument(metavar="CMD", help="The server command, after '--'.")
+    ],
+    era: Annotated[
+        Literal["both", "modern", "legacy"], typer.Option(help="modern, legacy or both.")
+    ] = "both",
     scenario: Annotated[
-        list[str] | None, typer.Option("--scenario", "-s", help="Run only these scenarios.")
+        list[str] | None,
+        typer.Option("--scenario", "-s", metavar="NAME", help="Run only these scenarios."),
     ] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    chosen: FormatOpt = "text",
+    json_flag: JsonFlag = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
 ) -> int:
+    """Run the Skills-extension conformance scenarios against a stdio MCP server."""
     from skillpack.conformance import SCENARIOS, exit_code, render_json, render_table, run_check
 
-    eras = {"both": ("modern", "legacy"), "modern": ("modern",), "legacy": ("legacy",)}.get(era)
-    if eras is None:
-        raise UsageError("USE001", f"--era must be modern, legacy or both, not {era!r}")
     names = [n for n, _ in SCENARIOS]
     for name in scenario or ():
         if name not in names:
             raise UsageError("USE002", f"unknown scenario {name!r}; known: {', '.join(names)}")
-    outcomes = run_check(command, eras=eras, only=scenario or (), timeout=timeout)  # type: ignore[arg-type]
-    if json_output:
+    outcomes = run_check(command, eras=ERAS[era], only=scenario or (), timeout=timeout)  # type: ignore[arg-type]
+    if output_format(chosen, json_flag) == "json":
         print(render_json(outcomes))
     else:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ

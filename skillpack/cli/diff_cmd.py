@@ -1,4 +1,4 @@
-"""``skillpack diff A B [--json]``."""
+"""``skillpack diff A B [--format json]``."""
 
 from __future__ import annotations
 
@@ -7,39 +7,41 @@ from typing import Annotated
 
 import typer
 
-from skillpack.cli._common import echo_json
+from skillpack.cli.base import CommandApp
+from skillpack.cli.options import FormatOpt, JsonFlag, output_format
 
-SideArg = Annotated[Path, typer.Argument(help="A bundle (.skp), a lock or a skill tree.")]
+app = CommandApp()
+
+SIDE_HELP = "A bundle (.skp), a lock or a skill tree."
 
 
+@app.command("diff")
 def diff_command(
-    old: SideArg,
-    new: SideArg,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
+    old: Annotated[Path, typer.Argument(metavar="A", help=SIDE_HELP)],
+    new: Annotated[Path, typer.Argument(metavar="B", help=SIDE_HELP)],
+    chosen: FormatOpt = "text",
+    json_flag: JsonFlag = False,
+) -> int:
     """Per skill: files added, removed and changed, and frontmatter changes.
 
-    Exit 0 when A and B are the same, 1 when they differ, 2 on trouble (like diff(1)).
+    Exit 0 when A and B are the same, 1 when they differ, 2 on any error (like diff(1)).
     """
     from skillpack.bundle.diff import load_manifest
     from skillpack.changes import diff_manifests
+    from skillpack.cli.app import report
+    from skillpack.cli.output import echo_json
     from skillpack.errors import EXIT_USAGE, SkillpackError
 
     try:
         sides = load_manifest(old), load_manifest(new)
-    except SkillpackError as exc:  # exit 1 means "different": trouble is always 2
-        exc.exit_code = EXIT_USAGE
-        raise
+    except SkillpackError as exc:  # exit 1 means "different": any error is 2 here
+        report(exc)
+        return EXIT_USAGE
     changes = diff_manifests(*sides)
-    if as_json:
+    if output_format(chosen, json_flag) == "json":
         echo_json(changes.to_json())
     else:
         for line in changes.lines():
-            typer.echo(line)
-        typer.echo(changes.summary())
-    if not changes.same:
-        raise typer.Exit(1)
-
-
-def register(app: typer.Typer) -> None:
-    app.command("diff")(diff_command)
+            print(line)
+        print(changes.summary())
+    return 0 if changes.same else 1

@@ -1,45 +1,47 @@
-"""``skillpack inspect BUNDLE [--json]``."""
+"""``skillpack inspect BUNDLE [--format json]``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from skillpack.cli._common import echo_json, plural
-from skillpack.cli.verify_cmd import BundleArg
+from skillpack.cli.base import CommandApp
+from skillpack.cli.options import FormatOpt, JsonFlag, output_format
+
+app = CommandApp()
 
 
+@app.command("inspect")
 def inspect_command(
-    bundle: BundleArg,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    bundle: Annotated[Path, typer.Argument(metavar="BUNDLE", help="The .skp bundle.")],
+    chosen: FormatOpt = "text",
+    json_flag: JsonFlag = False,
 ) -> None:
     """List a bundle's skills and files with sizes, digests and totals (verified first)."""
     from skillpack.bundle.inspect import describe_bundle
     from skillpack.bundle.reader import open_bundle
+    from skillpack.cli.output import echo_json, plural
     from skillpack.errors import display_path
 
     with open_bundle(bundle, mode="full") as opened:
         info = describe_bundle(opened)
-    if as_json:
+    if output_format(chosen, json_flag) == "json":
         echo_json(info)
         return
     totals = info["totals"]
-    typer.echo(f"bundle {display_path(bundle)}: {info['name']} {info['version']}")
-    typer.echo(f"  format {info['format']}, {info['size']} bytes, {info['sha256']}")
-    typer.echo(f"  lock {info['lock-digest']}")
+    print(f"bundle {display_path(bundle)}: {info['name']} {info['version']}")
+    print(f"  format {info['format']}, {info['size']} bytes, {info['sha256']}")
+    print(f"  lock {info['lock-digest']}")
     for skill in info["skills"]:
         files = skill["resources"]
         size = sum(f["size"] for f in files)
-        typer.echo(f"skill {skill['path']} ({plural(len(files), 'file')}, {size} bytes)")
+        print(f"skill {skill['path']} ({plural(len(files), 'file')}, {size} bytes)")
         for f in skill["files"]:
             mark = " x" if f["executable"] else ""
-            typer.echo(f"  {f['size']:>9}  {f['digest']}  {f['path']}{mark}")
-    typer.echo(
+            print(f"  {f['size']:>9}  {f['digest']}  {f['path']}{mark}")
+    print(
         f"total: {plural(totals['skills'], 'skill')}, {plural(totals['files'], 'file')}, "
         f"{totals['bytes']} bytes"
     )
-
-
-def register(app: typer.Typer) -> None:
-    app.command("inspect")(inspect_command)

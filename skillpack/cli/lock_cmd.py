@@ -7,18 +7,22 @@ from typing import Annotated
 
 import typer
 
-from skillpack.cli._common import plural
+from skillpack.cli.base import CommandApp
+from skillpack.cli.options import ConfigOpt
 
-PathArg = Annotated[
-    Path | None, typer.Argument(help="Project directory or a path inside it (default: cwd).")
-]
-ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="Use this configuration file.", dir_okay=False)
-]
+app = CommandApp()
 
 
+@app.command("lock")
 def lock_command(
-    path: PathArg = None,
+    path: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Project directory or a path inside it (default: cwd).",
+            show_default=False,
+        ),
+    ] = None,
     check: Annotated[
         bool,
         typer.Option(
@@ -29,6 +33,7 @@ def lock_command(
 ) -> None:
     """Write skillpack.lock: every skill's frontmatter and files with sizes and digests."""
     from skillpack.build.pipeline import lock_tree
+    from skillpack.cli.output import plural
     from skillpack.errors import display_path
     from skillpack.lockfile.lock import LockError, check_lock
     from skillpack.source.config import resolve_config
@@ -48,15 +53,11 @@ def lock_command(
                 "run 'skillpack lock' and commit the result",
                 list(status.lines),
             )
-        typer.echo(f"{shown} is up to date ({counts})")
+        print(f"{shown} is up to date ({counts})")
         return
     from skillpack._internal.fsutil import write_if_changed
 
     if write_if_changed(cfg.lock_path, data):
-        typer.echo(f"wrote {shown} ({counts})")
+        print(f"wrote {shown} ({counts})")
     else:
-        typer.echo(f"{shown} is up to date ({counts})")
-
-
-def register(app: typer.Typer) -> None:
-    app.command("lock")(lock_command)
+        print(f"{shown} is up to date ({counts})")

@@ -1,26 +1,27 @@
-"""``skillpack serve``: listed in ``skillpack --help``; the server itself is argparse-based.
+"""``skillpack serve``, reached through the typer app: the one forwarded command.
 
-``python -m skillpack serve ...`` never reaches typer (``skillpack/__main__.py``
-dispatches it first, to keep the server's start-up stdlib-only). This command is only
-reached when the typer app is called directly; it forwards every argument unchanged.
+``skillpack serve ...`` from the shell never reaches typer (``skillpack/__main__.py``
+hands it to :mod:`skillpack.server.cli` first, keeping the server's start-up
+standard-library only). The typer app (``skillpack.cli.run``) lists it and forwards
+every argument, ``--help`` included, to the same parser.
 """
 
 from __future__ import annotations
 
 import typer
 
+from skillpack.cli.base import CommandApp
 
-def register(app: typer.Typer) -> None:
-    @app.command(
-        "serve",
-        add_help_option=False,
-        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    )
-    def serve(ctx: typer.Context) -> None:
-        """Serve skills over MCP on stdio (SOURCE: a .skp bundle or a skills directory).
+app = CommandApp()
 
-        See 'skillpack serve --help' for the options.
-        """
-        from skillpack.server.cli import main
 
-        raise typer.Exit(main(list(ctx.args)))
+@app.command(
+    "serve",
+    add_help_option=False,
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def serve(ctx: typer.Context) -> int:
+    """Serve skills over MCP on stdio (see 'skillpack serve --help')."""
+    from skillpack.server.cli import main
+
+    return main(list(ctx.args))

@@ -1,4 +1,4 @@
-"""``skillpack pull``: vendor a server's skills into a tree, verifying every byte.
+"""``skillpack vendor``: vendor a server's skills into a tree, verifying every byte.
 
 Each skill is loaded the way a host loads it (:mod:`skillpack.client.verify`), every
 listed file is read and checked against the held entry, and the tree is written to a
@@ -191,7 +191,7 @@ def _write_config(staging: Path, session: McpSession, origin: str) -> None:
     name = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in raw_name)
     name = name.strip("-._") or "pulled-skills"
     lines = [
-        "# Written by 'skillpack pull'. Every file was verified against the server's manifest.",
+        "# Written by 'skillpack vendor'. Every file was verified against the server's manifest.",
     ]
     if origin:
         lines.append("# origin: " + " ".join(origin.split()))

@@ -101,7 +101,7 @@ def render_table(outcomes: Sequence[Outcome], color: bool = False) -> str:
     if details:
         lines += ["", "more:", *details[:200]]
         if len(details) > 200:
-            lines.append(f"  ... and {len(details) - 200} more (use --json)")
+            lines.append(f"  ... and {len(details) - 200} more (use --format json)")
     counts = {
         s: sum(1 for o in outcomes if o.status == s) for s in ("pass", "warn", "fail", "skip")
     }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, SkillpackError
+from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, ErrorCode, Family, SkillpackError, register
 
 CODES: dict[str, str] = {
     # references
@@ -61,6 +61,15 @@ CODES: dict[str, str] = {
 
 #: codes of failed integrity checks: exit 1 like any failed verification
 INTEGRITY_CODES = frozenset({"REG040", "REG041", "REG042", "REG043"})
+
+# the project's one registry of codes (skillpack/errors.py; docs/errors.md lists them)
+register(
+    Family("REG", "OCI registry client",
+           "`skillpack.registry`: references, transport, authentication, registry answers, "
+           "integrity, artifacts and the cache ([registry.md](registry.md))."),
+    [ErrorCode(code, summary, EXIT_FINDINGS if code in INTEGRITY_CODES else EXIT_USAGE)
+     for code, summary in CODES.items()],
+)  # fmt: skip
 
 
 @dataclass

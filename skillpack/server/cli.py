@@ -17,6 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import BinaryIO
 
+from skillpack._internal.cliparse import Parser
 from skillpack._internal.version import __version__
 from skillpack.errors import SkillpackError, UsageError, report_internal_error
 from skillpack.signing.options import add_require_signature_arguments, required_policy
@@ -30,7 +31,8 @@ against the lock before it is sent."""
 
 EPILOG = """\
 host configuration:  {"command": "skillpack", "args": ["serve", "/path/to/skills.skp"]}
-exit codes: 0 stdin closed or SIGTERM, 1 lint errors (DIR), 2 usage or sources, 3 bug"""
+exit codes: 0 stdin closed or SIGTERM; 1 lint errors (DIR), a bundle or signature that
+fails verification; 2 usage or sources; 3 a bug; 130 interrupted (docs/errors.md)"""
 
 
 class _Terminated(Exception):
@@ -56,12 +58,7 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="skillpack serve",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = Parser(prog="skillpack serve", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument(
         "sources",
         nargs="+",
@@ -145,8 +142,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``skillpack serve ARGV``; return the exit code (never raises SystemExit)."""
     try:
         args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # --help, --version, usage errors (already printed)
+    except SystemExit as exc:  # --help, --version
         return exc.code if isinstance(exc.code, int) else 2
+    except SkillpackError as exc:  # usage errors (USE000), as every command reports them
+        print(exc.render(), file=sys.stderr)
+        return exc.exit_code
     protocol_out: BinaryIO = os.fdopen(os.dup(1), "wb", buffering=256 * 1024)
     sys.stdout = sys.stderr  # nothing but protocol messages may reach stdout
     signal.signal(signal.SIGTERM, _on_sigterm)

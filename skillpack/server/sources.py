@@ -16,7 +16,12 @@ from pathlib import Path
 
 from skillpack._internal.uri import is_valid_authority, is_valid_segment
 from skillpack.content import ContentSource
-from skillpack.errors import EXIT_USAGE, Location, UsageError
+from skillpack.errors import (
+    EXIT_USAGE,
+    Location,
+    UsageError,
+    missing_path,
+)
 
 Log = Callable[[str], None]
 
@@ -112,11 +117,8 @@ def load_mounts(
             elif path.is_file():
                 source, kind = load_bundle_source(path), "bundle"
             else:
-                raise UsageError(
-                    "SRV001",
-                    "no such bundle or directory",
-                    Location(str(path)),
-                    hint="give the path of a .skp bundle or of a skills directory",
+                raise missing_path(
+                    path, hint="give the path of a .skp bundle or of a skills directory"
                 )
             mounts.append(Mount(source, prefix, str(path), kind))
     except BaseException:

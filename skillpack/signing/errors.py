@@ -18,7 +18,7 @@ SIG011 signed lock digest differs from the lock inside the archive
 SIG012 signed file list or file bytes differ from the archive
 SIG013 key-mode signature does not verify with the given public key
 SIG014 signature kind does not match the options (key vs. keyless)
-SIG015 archive missing or unreadable
+SIG015 archive unreadable (a missing one is USE001)
 SIG020 signature options missing or contradictory
 SIG021 trust configuration unreadable or trusted root unavailable
 SIG030 no identity token available for keyless signing

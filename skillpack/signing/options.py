@@ -1,27 +1,20 @@
 """The signature options, declared once for every command that takes them.
 
-``skillpack verify``, ``skillpack serve --require-signature`` (argparse, no typer on
-the serve path), ``skillpack sign`` and ``skillpack build --sign`` all read the same
-:data:`POLICY_OPTIONS` / :data:`SIGNING_OPTIONS` tables:
-
-* typer commands decorate themselves with :func:`with_policy_options` or
-  :func:`with_signing_options` and receive one ``policy``/``signing`` value;
-* argparse parsers call :func:`add_policy_arguments` and :func:`policy_from_args`.
+``skillpack verify``, ``skillpack serve --require-signature``, ``skillpack sign`` and
+``skillpack build --sign`` all read the same :data:`POLICY_OPTIONS` /
+:data:`SIGNING_OPTIONS` tables: the typer commands through
+:mod:`skillpack.cli.options`, ``serve`` (argparse: the serve path stays free of typer)
+through :func:`add_require_signature_arguments` and :func:`required_policy`.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import inspect
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from skillpack.signing.policy import SignaturePolicy, SigningOptions
-
-F = TypeVar("F", bound=Callable[..., Any])
+from skillpack.signing.policy import SignaturePolicy
 
 
 @dataclass(frozen=True)
@@ -31,7 +24,7 @@ class Option:
     help: str
     kind: type = str  #: str, Path or bool
     metavar: str | None = None
-    envvar: str | None = None  #: typer commands also read the value from this variable
+    envvar: str | None = None  #: the value's default comes from this variable
 
 
 _TRUST_CONFIG = "a sigstore ClientTrustConfig JSON (private sigstore instance)"
@@ -75,57 +68,6 @@ SIGNING_OPTIONS: tuple[Option, ...] = (
 )  # fmt: skip
 
 
-def _typer_parameter(option: Option) -> inspect.Parameter:
-    import typer
-
-    if option.kind is bool:
-        default: Any = typer.Option(False, *option.flags, help=option.help)
-        annotation: Any = bool
-    else:
-        default = typer.Option(
-            None, *option.flags, help=option.help, metavar=option.metavar, envvar=option.envvar
-        )
-        annotation = option.kind | None
-    return inspect.Parameter(
-        option.field, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
-    )
-
-
-def _with_options(
-    options: tuple[Option, ...], argument: str, build: Callable[[Mapping[str, Any]], Any]
-) -> Callable[[F], F]:
-    """Add ``options`` to a typer command; the command gets ``argument=build(values)``.
-    An option whose field the command already has as a parameter is left out (the
-    command's own parameter keeps its meaning, the value gets the field's default)."""
-
-    def decorate(command: F) -> F:
-        signature = inspect.signature(command, eval_str=True)
-        params = [p for p in signature.parameters.values() if p.name != argument]
-        taken = {p.name for p in params}
-        added = [o for o in options if o.field not in taken]
-
-        @functools.wraps(command)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            values = {o.field: kwargs.pop(o.field) for o in added if o.field in kwargs}
-            return command(*args, **kwargs, **{argument: build(values)})
-
-        extra = [_typer_parameter(o) for o in added]
-        wrapper.__signature__ = signature.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-def with_policy_options(command: F) -> F:
-    """Give a typer command the verification options as one ``policy: SignaturePolicy``."""
-    return _with_options(POLICY_OPTIONS, "policy", lambda v: SignaturePolicy(**v))(command)
-
-
-def with_signing_options(command: F) -> F:
-    """Give a typer command the signing options as one ``signing: SigningOptions``."""
-    return _with_options(SIGNING_OPTIONS, "signing", lambda v: SigningOptions(**v))(command)
-
-
 def add_option_arguments(
     parser: argparse.ArgumentParser | Any, options: tuple[Option, ...], skip: tuple[str, ...] = ()
 ) -> None:
@@ -154,14 +96,6 @@ def add_policy_arguments(parser: argparse.ArgumentParser | Any) -> None:
 def policy_from_args(args: argparse.Namespace) -> SignaturePolicy:
     """The :class:`SignaturePolicy` from arguments added by :func:`add_policy_arguments`."""
     return SignaturePolicy(**{o.field: getattr(args, o.field) for o in POLICY_OPTIONS})
-
-
-def signing_from_args(args: argparse.Namespace, skip: tuple[str, ...] = ()) -> SigningOptions:
-    """The :class:`SigningOptions` from arguments added by :func:`add_option_arguments`
-    with :data:`SIGNING_OPTIONS` (fields in ``skip`` keep their defaults)."""
-    return SigningOptions(
-        **{o.field: getattr(args, o.field) for o in SIGNING_OPTIONS if o.field not in skip}
-    )
 
 
 def add_require_signature_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from skillpack._internal.fsutil import atomic_write
 from skillpack.bundle.reader import open_bundle
+from skillpack.errors import missing_path
 from skillpack.signing.policy import SigningOptions, default_signature_path
 from skillpack.signing.statement import BundleStatement, make_statement
 
@@ -61,4 +62,6 @@ def write_signature(archive: Path, signer: Signer, output: Path | None = None) -
 
 def sign_bundle(archive: Path, options: SigningOptions) -> Path:
     """Sign ``archive`` as ``options`` say; return the signature file's path."""
+    if not Path(archive).exists():  # before any sign-in or network use
+        raise missing_path(archive)
     return write_signature(archive, signer_for(options), options.output)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillpack.bundle.reader import Bundle, open_bundle
-from skillpack.errors import SkillpackError, display_path
+from skillpack.errors import SkillpackError, display_path, missing_path
 from skillpack.manifest import file_digest
 from skillpack.signing.dsse import SignatureFile, read_signature_file
 from skillpack.signing.errors import failed, unusable
@@ -176,6 +176,8 @@ def archive_digest(archive: Path) -> str:
     """``sha256:<hex>`` of the archive file, or SIG015 (exit 2) when it cannot be read."""
     try:
         digest, _ = file_digest(archive)
+    except FileNotFoundError:
+        raise missing_path(archive) from None
     except OSError as exc:
         raise unusable(
             "SIG015", f"cannot read the archive: {exc.strerror}", display_path(archive)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpack._internal.schemas import validation_errors
-from skillpack.errors import ConfigError, Location
+from skillpack.errors import ConfigError, Location, missing_path
 
 CONFIG_FILE = "skillpack.toml"
 PYPROJECT = "pyproject.toml"
@@ -209,9 +209,7 @@ def resolve_config(paths: Sequence[Path] = (), config_file: Path | None = None) 
         return load_config(config_file)
     start = Path(paths[0]) if paths else Path.cwd()
     if not start.exists():
-        raise ConfigError(
-            "CFG006", "path does not exist", Location(str(start)), hint="check the path"
-        )
+        raise missing_path(start)
     found = find_config(start)
     if found is not None:
         return load_config(found)

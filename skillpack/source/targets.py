@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillpack.errors import Location, UsageError
+from skillpack.errors import missing_path
 from skillpack.source.config import Config, default_config, resolve_config
 from skillpack.source.discovery import SourceSkill, SourceTree, discover, is_within, select
 
@@ -48,8 +48,7 @@ def resolve_targets(paths: Sequence[Path] = (), config_file: Path | None = None)
     absolute = tuple(Path(p).absolute() for p in paths)
     for given, path in zip(paths, absolute, strict=True):
         if not path.exists() and not path.is_symlink():
-            raise UsageError("USE001", "path does not exist", Location(str(given)),
-                             hint="check the path")  # fmt: skip
+            raise missing_path(given)
     config = resolve_config(absolute, config_file)
     if config.source is None and absolute:
         config = default_config(_default_project_dir(absolute))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from skillpack._internal.canonical import JSONValue
+from skillpack.errors import SkillpackError
 
 #: A place in the frontmatter object: mapping keys and sequence indexes from the root.
 KeyPath = tuple[str | int, ...]
@@ -40,16 +41,21 @@ MULTIPLE_DOCUMENTS = "SP016"
 NOT_UTF8 = "SP017"
 
 
-class FrontmatterError(Exception):
-    """A refusal: rule ``code``, 1-based ``line`` and ``column`` in the file, and a hint."""
+class FrontmatterError(SkillpackError):
+    """A refusal: rule ``code`` (a lint rule, registered in :mod:`skillpack.errors` too),
+    1-based ``line`` and ``column`` in the file (0: unknown), and a hint. The reader reads
+    bytes, not a path: callers that know the file add it to what they report."""
+
+    hint: str  #: "" when there is none
 
     def __init__(self, code: str, message: str, line: int, column: int, hint: str = "") -> None:
-        super().__init__(f"{line}:{column}: {code} {message}")
-        self.code = code
-        self.message = message
         self.line = line
         self.column = column
-        self.hint = hint
+        super().__init__(code, message, None, hint)
+
+    def render(self) -> str:
+        where = f"{self.line}:{self.column}: " if self.line else ""
+        return where + super().render()
 
 
 @dataclass(frozen=True)

@@ -1,47 +1,53 @@
-"""``skillpack pull [--into DIR] -- CMD [ARGS...]``."""
+"""``skillpack vendor [--into DIR] -- CMD [ARGS...]``: the verifying MCP client."""
 
 from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
+from skillpack.cli.base import CommandApp
 from skillpack.errors import UsageError
 
-
-def register(app: typer.Typer) -> None:
-    app.command(
-        "pull",
-        context_settings={"allow_interspersed_args": False},
-        help="List, or verify and vendor into a tree, the skills a stdio MCP server publishes.",
-    )(pull_command)
+app = CommandApp()
 
 
-def pull_command(
-    command: Annotated[list[str], typer.Argument(help="The server command, after '--'.")],
+@app.command("vendor", context_settings={"allow_interspersed_args": False})
+def vendor_command(
+    command: Annotated[
+        list[str], typer.Argument(metavar="CMD", help="The server command, after '--'.")
+    ],
     into: Annotated[
-        Path | None, typer.Option(help="Write the verified skills into this new directory.")
+        Path | None,
+        typer.Option(metavar="DIR", help="Write the verified skills into this new directory."),
     ] = None,
     skill: Annotated[
         list[str] | None,
-        typer.Option("--skill", help="Only this skill (name, skill path or SKILL.md URI)."),
+        typer.Option(
+            "--skill", metavar="SKILL", help="Only this skill (name, skill path or SKILL.md URI)."
+        ),
     ] = None,
     allow_dynamic: Annotated[
         bool, typer.Option(help='Accept skills whose resources are "dynamic" (no digests).')
     ] = False,
     force: Annotated[bool, typer.Option(help="Replace a non-empty --into directory.")] = False,
-    era: Annotated[str, typer.Option(help="auto, modern or legacy.")] = "auto",
+    era: Annotated[
+        Literal["auto", "modern", "legacy"], typer.Option(help="auto, modern or legacy.")
+    ] = "auto",
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
 ) -> int:
+    """List, or verify and vendor into a tree, the skills a stdio MCP server publishes.
+
+    Without --into, list the skills; with it, verify every file against the listed
+    digests and write the skills into DIR, ready to lock and build.
+    """
     from skillpack.client import McpSession, StdioConnection, entry_from_wire, pull
     from skillpack.client.verify import DynamicEntry
 
-    if era not in ("auto", "modern", "legacy"):
-        raise UsageError("USE001", f"--era must be auto, modern or legacy, not {era!r}")
     with StdioConnection(command, timeout=timeout) as conn:
-        session = McpSession(conn, era)  # type: ignore[arg-type]
+        session = McpSession(conn, era)
         description = session.connect()
         if description.skills_settings is None:
             raise UsageError(

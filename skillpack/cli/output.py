@@ -1,12 +1,18 @@
-"""What commands print besides their results: counts, and a progress bar for long builds
-(on a terminal only, and only after a second). No typer here: see :mod:`skillpack.commands`."""
+"""What commands print besides their results: JSON, counts, and a progress bar for long
+builds (on a terminal only, and only after a second)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
+
+
+def echo_json(value: Any) -> None:
+    """``value`` as indented JSON on stdout (non-ASCII kept), with a final newline."""
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def plural(n: int, word: str) -> str:

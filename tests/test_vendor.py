@@ -1,4 +1,4 @@
-"""``skillpack pull``: vendor a server's skills, verifying every byte, writing nothing
+"""``skillpack vendor``: vendor a server's skills, verifying every byte, writing nothing
 on failure and nothing outside the target."""
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ def _tree(root: Path) -> dict[str, str]:
     }
 
 
-def test_pull_writes_a_verified_tree_that_matches_the_source(tmp_path: Path) -> None:
+def test_vendor_writes_a_verified_tree_that_matches_the_source(tmp_path: Path) -> None:
     into = tmp_path / "vendored"
-    proc = run_cli("pull", "--into", into, "--", *faulty())
+    proc = run_cli("vendor", "--into", into, "--", *faulty())
     assert proc.returncode == 0, proc.stderr
     assert "pulled 4 skills" in proc.stdout or "pulled 5 skills" in proc.stdout
     pulled = _tree(into)
@@ -47,16 +47,16 @@ def test_pull_writes_a_verified_tree_that_matches_the_source(tmp_path: Path) -> 
     ]
 
 
-def test_pull_lists_without_into() -> None:
-    proc = run_cli("pull", "--", *faulty())
+def test_vendor_lists_without_into() -> None:
+    proc = run_cli("vendor", "--", *faulty())
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert "skill://acme/billing/refunds/SKILL.md\t2 files\t809 bytes" in lines
 
 
-def test_pull_one_skill_by_name(tmp_path: Path) -> None:
+def test_vendor_one_skill_by_name(tmp_path: Path) -> None:
     into = tmp_path / "one"
-    proc = run_cli("pull", "--into", into, "--skill", "refunds", "--", *faulty())
+    proc = run_cli("vendor", "--into", into, "--skill", "refunds", "--", *faulty())
     assert proc.returncode == 0, proc.stderr
     assert sorted(_tree(into)) == [
         "acme/billing/refunds/SKILL.md",
@@ -76,9 +76,9 @@ def test_pull_one_skill_by_name(tmp_path: Path) -> None:
         ("dynamic", "pass --allow-dynamic"),
     ],
 )
-def test_pull_refuses_and_leaves_nothing(tmp_path: Path, fault: str, needle: str) -> None:
+def test_vendor_refuses_and_leaves_nothing(tmp_path: Path, fault: str, needle: str) -> None:
     into = tmp_path / "vendored"
-    proc = run_cli("pull", "--into", into, "--", *faulty(fault))
+    proc = run_cli("vendor", "--into", into, "--", *faulty(fault))
     assert proc.returncode == 1
     assert needle in proc.stderr
     assert not into.exists()
@@ -87,7 +87,7 @@ def test_pull_refuses_and_leaves_nothing(tmp_path: Path, fault: str, needle: str
 
 def test_dynamic_skills_only_when_allowed(tmp_path: Path) -> None:
     into = tmp_path / "dyn"
-    proc = run_cli("pull", "--into", into, "--allow-dynamic", "--", *faulty("dynamic"))
+    proc = run_cli("vendor", "--into", into, "--allow-dynamic", "--", *faulty("dynamic"))
     assert proc.returncode == 0, proc.stderr
     assert "is dynamic" in proc.stdout
     # directoryRead is declared, so the files were found through directory reads
@@ -96,33 +96,33 @@ def test_dynamic_skills_only_when_allowed(tmp_path: Path) -> None:
     ).read_bytes()
 
 
-def test_pull_refuses_a_non_empty_target(tmp_path: Path) -> None:
+def test_vendor_refuses_a_non_empty_target(tmp_path: Path) -> None:
     into = tmp_path / "busy"
     into.mkdir()
     (into / "keep.txt").write_text("mine")
-    proc = run_cli("pull", "--into", into, "--", *faulty())
+    proc = run_cli("vendor", "--into", into, "--", *faulty())
     assert proc.returncode == 2
     assert "exists and is not empty" in proc.stderr
     assert (into / "keep.txt").read_text() == "mine"
-    forced = run_cli("pull", "--into", into, "--force", "--", *faulty())
+    forced = run_cli("vendor", "--into", into, "--force", "--", *faulty())
     assert forced.returncode == 0, forced.stderr
     assert not (into / "keep.txt").exists()
     assert (into / "pdf-processing" / "SKILL.md").is_file()
 
 
-def test_pull_from_skillpack_serve_round_trips_through_build(tmp_path: Path) -> None:
-    """build -> serve -> pull -> build: the pulled tree has the same manifest."""
+def test_vendor_from_skillpack_serve_round_trips_through_build(tmp_path: Path) -> None:
+    """build -> serve -> vendor -> build: the pulled tree has the same manifest."""
     bundle = tmp_path / "examples.skp"
     assert run_cli("build", EXAMPLES, "-o", bundle).returncode == 0
     into = tmp_path / "pulled"
     server = [sys.executable, "-m", "skillpack", "serve", str(bundle)]
-    proc = run_cli("pull", "--into", into, "--", *server)
+    proc = run_cli("vendor", "--into", into, "--", *server)
     assert proc.returncode == 0, proc.stderr
     assert "pulled 5 skills, 10 files" in proc.stdout
     rebuilt = tmp_path / "rebuilt.skp"
     build = run_cli("build", into, "-o", rebuilt)
     assert build.returncode == 0, build.stderr
-    diff = run_cli("diff", bundle, rebuilt, "--json")
+    diff = run_cli("diff", bundle, rebuilt, "--format", "json")
     assert diff.returncode == 1
     report = json.loads(diff.stdout)
     # the same skills, files, digests and frontmatter: nothing a host would re-approve;

@@ -1,0 +1,36 @@
+"""Options several commands share, each defined once.
+
+* ``--config FILE`` (lint, fmt, lock, build);
+* ``-f/--format``: the one machine-output convention (``text`` or ``json``; lint also
+  ``sarif`` and ``github``) of lint, rule, inspect, diff, check and verify; the older
+  ``--json`` flag of inspect, diff and check still works, hidden from the help;
+* the signature options of verify, sign and build: :mod:`skillpack.cli.signing_options`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        metavar="FILE",
+        help="Use this configuration file (default: the nearest skillpack.toml or "
+        "pyproject.toml with [tool.skillpack]).",
+    ),
+]
+
+TextOrJson = Literal["text", "json"]
+FormatOpt = Annotated[
+    TextOrJson, typer.Option("-f", "--format", help="Output: text (default) or json.")
+]
+JsonFlag = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
+
+
+def output_format(chosen: TextOrJson, json_flag: bool) -> TextOrJson:
+    """``--format``, with the older ``--json`` spelling meaning ``--format json``."""
+    return "json" if json_flag else chosen
