@@ -29,13 +29,13 @@ if TYPE_CHECKING:
     from skillpack.registry.client import RegistryClient
     from skillpack.registry.credentials import Credentials
     from skillpack.registry.errors import CODES, RegistryError
+    from skillpack.registry.options import ClientOptions
     from skillpack.registry.reference import Reference, parse_reference
-    from skillpack.registry.transport import ClientOptions
 
 _EXPORTS = {
     "Reference": "skillpack.registry.reference",
     "parse_reference": "skillpack.registry.reference",
-    "ClientOptions": "skillpack.registry.transport",
+    "ClientOptions": "skillpack.registry.options",
     "Credentials": "skillpack.registry.credentials",
     "RegistryClient": "skillpack.registry.client",
     "Cache": "skillpack.registry.cache",
@@ -94,7 +94,8 @@ class FetchResult:
     """What :func:`fetch_bundle` fetched. ``bundle_path`` is the verified blob in the
     cache (read it; do not modify it). ``name`` and ``version`` come from the manifest's
     annotations and are not verified. ``signature`` is the first Sigstore bundle
-    referrer (``signatures`` has all of them, in the registry's order), or ``None``."""
+    referrer (``signatures`` has all of them, in the registry's order), or ``None``;
+    ``signature_paths`` are the same signatures' files in the cache, in that order."""
 
     reference: Reference
     manifest_digest: str
@@ -106,6 +107,7 @@ class FetchResult:
     version: str | None
     signatures: tuple[bytes, ...]
     from_cache: bool
+    signature_paths: tuple[Path, ...] = ()
 
     @property
     def signature(self) -> bytes | None:
@@ -250,7 +252,7 @@ def fetch_bundle(
 
 def _options(options: ClientOptions | None, environ: Mapping[str, str] | None) -> ClientOptions:
     """``options`` reading ``environ`` unless they name an environment of their own."""
-    from skillpack.registry.transport import ClientOptions
+    from skillpack.registry.options import ClientOptions
 
     if options is None:
         return ClientOptions(environ=environ)
@@ -270,6 +272,7 @@ def _manifest_result(
     path: Path,
     signatures: tuple[bytes, ...],
     from_cache: bool,
+    signature_paths: tuple[Path, ...],
 ) -> FetchResult:
     from skillpack.registry.artifact import ANNOTATION_BUNDLE_NAME, ANNOTATION_BUNDLE_VERSION
 
@@ -284,6 +287,7 @@ def _manifest_result(
         version=manifest.annotations.get(ANNOTATION_BUNDLE_VERSION),
         signatures=signatures,
         from_cache=from_cache,
+        signature_paths=signature_paths,
     )
 
 
@@ -307,6 +311,7 @@ def _from_cache(
     if not cache.has_blob(layer.digest, layer.size):
         return None
     found: list[bytes] = []
+    paths: list[Path] = []
     if want_signatures:
         index = cache.get_referrers(digest)
         if index is None:
@@ -327,8 +332,17 @@ def _from_cache(
             if blob is None:
                 return None
             found.append(blob)
+            paths.append(cache.blob_path(layers[0].digest))
     return _manifest_result(
-        reference, digest, data, manifest, layer, cache.blob_path(layer.digest), tuple(found), True
+        reference,
+        digest,
+        data,
+        manifest,
+        layer,
+        cache.blob_path(layer.digest),
+        tuple(found),
+        True,
+        tuple(paths),
     )
 
 
@@ -370,6 +384,7 @@ def _fetch_online(
             small: dict[str, bytes] = {fetched.digest: fetched.data}
             entries: list[dict[str, Any]] = []
             found: list[bytes] = []
+            paths: list[Path] = []
             if want_signatures:
                 for descriptor in client.referrers(fetched.digest, SIGSTORE_BUNDLE_MEDIA_TYPE):
                     referrer = client.get_manifest(descriptor.digest)
@@ -389,6 +404,7 @@ def _fetch_online(
                     small[layers[0].digest] = buffer.getvalue()
                     entries.append(descriptor.to_json())
                     found.append(buffer.getvalue())
+                    paths.append(cache.blob_path(layers[0].digest))
             # everything checked out: only now does anything reach the cache
             if staged is not None:
                 staged.commit()
@@ -407,4 +423,5 @@ def _fetch_online(
         cache.blob_path(layer.digest),
         tuple(found),
         False,
+        tuple(paths),
     )

@@ -24,18 +24,15 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING
+from typing import IO
 from urllib.parse import urljoin, urlsplit
 
 import requests
 
 from skillpack.registry.errors import RegistryError, registry_error
+from skillpack.registry.options import ClientOptions
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from skillpack.registry.credentials import Credentials
+__all__ = ["Body", "ClientOptions", "Transport", "error_parts", "read_body"]
 
 log = logging.getLogger("skillpack.registry")
 
@@ -47,39 +44,6 @@ USER_AGENT = "skillpack-registry/1"
 
 #: a request body: bytes, or a function that opens a fresh file each attempt
 Body = bytes | Callable[[], IO[bytes]] | None
-
-
-@dataclass(frozen=True)
-class ClientOptions:
-    """How the registry client connects and authenticates.
-
-    ``timeout``: seconds for one exchange, retries included (default 30). ``retries``:
-    extra attempts after a connection error or a 5xx/429 answer (default 2).
-    ``insecure``: allow plain http to a host that is not on loopback. ``plain_http``:
-    ``None`` picks http for loopback (or insecure) hosts and https otherwise; ``True``
-    forces http (refused off loopback unless ``insecure``); ``False`` forces https.
-    ``tls_verify``: ``True``, ``False`` or a CA bundle path. ``credentials``: explicit
-    credentials (``--username``/``--password-stdin``), tried before the environment and
-    the docker configuration. ``docker_config``: the directory of ``config.json``
-    (default ``$DOCKER_CONFIG`` or ``~/.docker``). ``environ``: the environment to read
-    (default ``os.environ``).
-    """
-
-    timeout: float = 30.0
-    retries: int = 2
-    insecure: bool = False
-    plain_http: bool | None = None
-    tls_verify: bool | str = True
-    credentials: Credentials | None = None
-    docker_config: Path | None = None
-    environ: Mapping[str, str] | None = field(default=None, repr=False)
-    backoff: float = 0.25
-
-    def __post_init__(self) -> None:
-        if not self.timeout > 0:
-            raise ValueError("timeout must be positive")
-        if self.retries < 0:
-            raise ValueError("retries must be >= 0")
 
 
 def host_of(endpoint: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from skillpack.registry.artifact import (
     referrers_tag,
     sha256_digest,
 )
+from tests.conftest import REPO
 from tests.registry.conftest import files_under, require_tool
 from tests.registry.servers import DistributionRegistry
 
@@ -143,6 +145,8 @@ def test_signature_referrer_by_the_tag_schema(
     got = fetch_bundle(ref, cache_dir=tmp_path / "cache", options=options)
     assert got.signature == signature.read_bytes()
     assert got.signatures == (signature.read_bytes(),)
+    (path,) = got.signature_paths
+    assert path.read_bytes() == signature.read_bytes() and path.is_relative_to(tmp_path / "cache")
 
 
 def test_a_blob_changed_in_the_registry_storage_is_refused(
@@ -202,6 +206,20 @@ def test_cache_needs_no_network_for_a_digest_and_offline_mode(
     again = fetch_bundle(str(pushed), cache_dir=cache, options=options)
     assert again.from_cache and again.bundle_path == first.bundle_path
     assert again.signature == signature.read_bytes()
+    assert again.signature_paths == first.signature_paths
+    assert [p.read_bytes() for p in again.signature_paths] == [signature.read_bytes()]
+    # a fresh process answers a digest from the cache without importing an HTTP library
+    code = (
+        "import sys\n"
+        "from skillpack.registry import ClientOptions, fetch_bundle\n"
+        f"got = fetch_bundle({str(pushed)!r}, cache_dir={str(cache)!r}, "
+        "options=ClientOptions(timeout=1.0))\n"
+        "print(got.from_cache, [m for m in ('requests', 'urllib3') if m in sys.modules])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert out.stdout.strip() == "True []", out.stderr
     offline_tag = fetch_bundle(tagged, cache_dir=cache, offline=True)
     assert offline_tag.manifest_digest == pushed.manifest_digest and offline_tag.from_cache
     with pytest.raises(RegistryError) as info:
