@@ -17,11 +17,12 @@ from tests.conftest import EXAMPLES, cli_env, run_cli
 
 #: Modules that must not be imported on the serve path (bundle mode).
 FORBIDDEN = (
-    *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec"),
+    *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec", "requests"),
     *(
         "skillpack.cli",
         "skillpack.lint",
         "skillpack.build",
+        "skillpack.registry",  # only for an oci:// source
         "skillpack.source.config",
         "skillpack.source.discovery",
         "skillpack._internal.schemas",

@@ -13,21 +13,28 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from skillpack._internal.cliparse import Parser
 from skillpack._internal.version import __version__
 from skillpack.errors import SkillpackError, UsageError, report_internal_error
 from skillpack.signing.options import add_require_signature_arguments, required_policy
 
+if TYPE_CHECKING:
+    from skillpack.signing.policy import SignaturePolicy
+    from skillpack.signing.verify import VerifiedBundle
+
 DESCRIPTION = """\
 Serve Agent Skills over MCP on stdin/stdout (the Skills extension, SEP-2640; MCP
 2026-07-28 and the legacy 2024-11-05..2025-11-25 handshake on the same process).
-SOURCE is a .skp bundle, or a skills directory (authors: the manifest is built in
-memory behind the lint gate). Read-only: every file's size and sha256 are checked
-against the lock before it is sent."""
+SOURCE is a .skp bundle, an oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST) reference
+(pulled into the cache, then served from it; by digest and cached: no network), or a
+skills directory (authors: the manifest is built in memory behind the lint gate).
+Read-only: every file's size and sha256 are checked against the lock before it is
+sent."""
 
 EPILOG = """\
 host configuration:  {"command": "skillpack", "args": ["serve", "/path/to/skills.skp"]}
@@ -57,14 +64,24 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
+
+
+#: what names a registry source rather than a path
+OCI_SCHEME = "oci://"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="skillpack serve", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument(
         "sources",
         nargs="+",
-        type=Path,
         metavar="SOURCE",
-        help="a .skp bundle or a skills directory; several may be given",
+        help="a .skp bundle, an oci:// reference or a skills directory; several may be given",
     )
     parser.add_argument(
         "--prefix",
@@ -118,7 +135,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"skillpack {__version__}")
     add_require_signature_arguments(parser)
+    add_registry_arguments(parser)
     return parser
+
+
+def add_registry_arguments(parser: argparse.ArgumentParser) -> None:
+    """The registry options of an ``oci://`` source (those of ``pull``, less the
+    credentials on stdin: stdin is the protocol's here)."""
+    group = parser.add_argument_group(
+        "registry", "oci:// sources (credentials: the docker configuration or the environment)"
+    )
+    group.add_argument(
+        "--offline",
+        action="store_true",
+        help="use the cache only: a tag resolves to the digest it last had; anything "
+        "missing is an error (REG060)",
+    )
+    group.add_argument(
+        "--insecure-registry",
+        action="store_true",
+        help="allow plain http to a registry that is not on loopback",
+    )
+    group.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="seconds for each exchange with a registry, retries included (default 30)",
+    )
 
 
 def _prefixes(given: Sequence[str], count: int) -> list[str]:
@@ -184,8 +228,16 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
             stderr_log(message)
 
     prefixes = _prefixes(args.prefix, len(args.sources))
-    _check_signatures(args, info)
-    mounts = load_mounts(args.sources, prefixes, lint=args.lint, log=info)
+    policy = required_policy(args)
+    sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
+    _check_signatures(sources, policy, info)
+    mounts = load_mounts(
+        [s.path for s in sources],
+        prefixes,
+        lint=args.lint,
+        log=info,
+        origins=[s.origin for s in sources],
+    )
     try:
         index = Index(mounts)
         options = ServeOptions(args.ttl_ms, args.cache_scope, args.page_size, args.directory_read)
@@ -202,22 +254,62 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     return 0
 
 
-def _check_signatures(args: argparse.Namespace, info: Callable[[str], None]) -> None:
+@dataclass(frozen=True)
+class _Source:
+    """A source given on the command line: a path, or a bundle pulled into the cache."""
+
+    path: Path
+    origin: str  #: as logged: the path given, or the reference by digest
+    pulled: bool = False
+    signatures: tuple[Path, ...] = ()  #: a pulled bundle's signature referrers
+
+
+def _resolve(
+    text: str, args: argparse.Namespace, signatures: bool, info: Callable[[str], None]
+) -> _Source:
+    """A path, or an ``oci://`` reference fetched into the content-addressed cache (the
+    registry package, and ``requests`` when the network is needed, are imported only
+    here). The fetch checks the manifest against its digest and the blob against the
+    manifest; the bundle is then checked as any bundle file is."""
+    if not text.startswith(OCI_SCHEME):
+        return _Source(Path(text), text)
+    from skillpack.registry import fetch_bundle
+    from skillpack.registry.options import ClientOptions
+
+    options = ClientOptions(timeout=args.timeout, insecure=args.insecure_registry)
+    fetched = fetch_bundle(text, offline=args.offline, signatures=signatures, options=options)
+    origin = str(fetched.reference)
+    info(
+        f"{origin}: {'from the cache' if fetched.from_cache else 'pulled'} "
+        f"({fetched.bundle_size} bytes, {fetched.bundle_digest})"
+    )
+    return _Source(fetched.bundle_path, origin, True, fetched.signature_paths)
+
+
+def _check_signatures(
+    sources: Sequence[_Source], policy: SignaturePolicy | None, info: Callable[[str], None]
+) -> None:
     """With ``--require-signature``: every source must be a bundle whose signature
-    (``BUNDLE.sigstore.json``) verifies under the policy, before anything is served."""
-    policy = required_policy(args)
+    (``BUNDLE.sigstore.json``, or for an ``oci://`` source one of its signature
+    referrers) verifies under the policy, before anything is served."""
     if policy is None:
         return
-    from skillpack.signing.verify import enforce_signature
+    from skillpack.signing.verify import enforce_signature, verify_any_signature
 
-    for source in args.sources:
-        if source.is_dir():
+    for source in sources:
+        verified: VerifiedBundle | None
+        if source.pulled:
+            verified = verify_any_signature(
+                source.path, source.signatures, policy, label=source.origin
+            )
+        elif source.path.is_dir():
             raise UsageError(
                 "SRV010",
-                f"{source} is a directory: only bundles carry signatures",
+                f"{source.path} is a directory: only bundles carry signatures",
                 hint="build and sign a bundle, or drop --require-signature",
             )
-        verified = enforce_signature(source, policy)
+        else:
+            verified = enforce_signature(source.path, policy)
         if verified is not None:
             info(verified.summary())
 

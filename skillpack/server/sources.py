@@ -36,7 +36,7 @@ class Mount:
 
     source: ContentSource
     prefix: str
-    origin: str  #: the path given on the command line
+    origin: str  #: the path given on the command line (or the oci:// reference)
     kind: str  #: ``"bundle"`` or ``"directory"``
 
     @property
@@ -106,12 +106,19 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
 
 
 def load_mounts(
-    paths: Sequence[Path], prefixes: Sequence[str], *, lint: bool, log: Log = stderr_log
+    paths: Sequence[Path],
+    prefixes: Sequence[str],
+    *,
+    lint: bool,
+    log: Log = stderr_log,
+    origins: Sequence[str] | None = None,
 ) -> list[Mount]:
-    """Open every source: a directory is served from its tree, a file as a bundle."""
+    """Open every source: a directory is served from its tree, a file as a bundle.
+    ``origins`` name the sources in messages (default: their paths)."""
     mounts: list[Mount] = []
+    names = [str(p) for p in paths] if origins is None else list(origins)
     try:
-        for path, prefix in zip(paths, prefixes, strict=True):
+        for path, prefix, origin in zip(paths, prefixes, names, strict=True):
             if path.is_dir():
                 source, kind = load_dir_source(path, lint=lint, log=log), "directory"
             elif path.is_file():
@@ -120,7 +127,7 @@ def load_mounts(
                 raise missing_path(
                     path, hint="give the path of a .skp bundle or of a skills directory"
                 )
-            mounts.append(Mount(source, prefix, str(path), kind))
+            mounts.append(Mount(source, prefix, origin, kind))
     except BaseException:
         for mount in mounts:
             mount.source.close()

@@ -23,9 +23,9 @@ an unexpected exception anywhere becomes SIG099, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -34,7 +34,7 @@ from skillpack.bundle.reader import Bundle, open_bundle
 from skillpack.errors import SkillpackError, display_path, missing_path
 from skillpack.manifest import file_digest
 from skillpack.signing.dsse import SignatureFile, read_signature_file
-from skillpack.signing.errors import failed, unusable
+from skillpack.signing.errors import SignatureError, failed, unusable
 from skillpack.signing.policy import SignaturePolicy, default_signature_path
 from skillpack.signing.statement import PAYLOAD_TYPE, BundleStatement, SignedFile, parse_statement
 
@@ -50,6 +50,7 @@ class VerifiedBundle:
     signer: str  #: certificate identity (keyless) or public-key hint (key mode)
     issuer: str | None
     signed_at: datetime | None
+    label: str | None = None  #: how to name the archive (an oci:// reference), or its path
 
     def summary(self) -> str:
         who = f"{self.signer} (issuer {self.issuer})" if self.mode == "keyless" else (
@@ -58,7 +59,7 @@ class VerifiedBundle:
         when = f" at {self.signed_at:%Y-%m-%d %H:%M:%S} UTC" if self.signed_at else ""
         count = len(self.statement.files)
         return (
-            f"OK: {display_path(self.archive)} signed by {who}{when}; "
+            f"OK: {self.label or display_path(self.archive)} signed by {who}{when}; "
             f"lock and {count} file{'s' if count != 1 else ''} verified"
         )
 
@@ -185,15 +186,18 @@ def archive_digest(archive: Path) -> str:
     return digest
 
 
-def verify_signed_bundle(archive: Path, policy: SignaturePolicy) -> VerifiedBundle:
+def verify_signed_bundle(
+    archive: Path, policy: SignaturePolicy, *, label: str | None = None
+) -> VerifiedBundle:
     """Verify ``archive`` against its signature (``policy.signature`` or
-    ``ARCHIVE.sigstore.json``) under ``policy``. Fails closed.
+    ``ARCHIVE.sigstore.json``) under ``policy``. Fails closed. ``label`` names the
+    archive in messages instead of its path (a bundle pulled into a cache).
 
     Steps 1 to 3 run on the archive's raw bytes before the reader opens it, so a
     changed archive is reported as SIG010, not as whatever the reader trips over."""
     archive = Path(archive)
     policy.validate()
-    where = display_path(archive)
+    where = label or display_path(archive)
     with _fail_closed(where):
         digest = archive_digest(archive)
         signature_path = policy.signature or default_signature_path(archive)
@@ -212,8 +216,46 @@ def verify_signed_bundle(archive: Path, policy: SignaturePolicy) -> VerifiedBund
             checked.signer,
             checked.issuer,
             checked.signed_at,
+            label,
         )
     raise AssertionError("unreachable")  # _fail_closed re-raises
+
+
+def verify_any_signature(
+    archive: Path, signatures: Sequence[Path], policy: SignaturePolicy, *, label: str | None = None
+) -> VerifiedBundle:
+    """Verify ``archive`` against candidate signature files, in order (a registry holds
+    one signature referrer per signer): the first that verifies under ``policy`` wins.
+
+    ``policy.signature``, when given (``--signature FILE``), is the one candidate. No
+    candidate at all is SIG001 (exit 1). When every one fails, the first failure is
+    raised, the others' codes listed in its details. A problem with the options or the
+    trust configuration (exit 2) is raised at once: no other signature would fix it."""
+    where = label or display_path(archive)
+    policy.validate()
+    if policy.signature is not None:
+        signatures = (policy.signature,)
+    if not signatures:
+        raise failed(
+            "SIG001",
+            "no signature: none is attached to this bundle",
+            where,
+            hint="push the bundle with its signature (skillpack push --sign, or "
+            "BUNDLE.sigstore.json beside BUNDLE), or drop the signature options",
+        )
+    refused: list[SignatureError] = []
+    for signature in signatures:
+        try:
+            return verify_signed_bundle(archive, replace(policy, signature=signature), label=label)
+        except SignatureError as exc:
+            refused.append(exc)
+    first = refused[0]
+    if len(refused) > 1:
+        first.details.append(
+            f"{len(refused) - 1} other signature(s) refused too: "
+            + ", ".join(exc.code for exc in refused[1:])
+        )
+    raise first
 
 
 def require_signature(bundle_path: Path, policy: SignaturePolicy) -> VerifiedBundle:

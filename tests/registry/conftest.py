@@ -127,3 +127,19 @@ def fake_without_api() -> Iterator[FakeRegistry]:
 def files_under(path: Path) -> list[Path]:
     """Every file under ``path`` (none when it does not exist)."""
     return sorted(p for p in path.rglob("*") if p.is_file()) if path.exists() else []
+
+
+@pytest.fixture
+def cli_registry_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment of a CLI subprocess talking to a test registry: its own cache
+    and an empty docker configuration; no registry credentials from this machine."""
+    for var in (
+        "SKILLPACK_REGISTRY_USERNAME",
+        "SKILLPACK_REGISTRY_PASSWORD",
+        "SKILLPACK_CACHE_DIR",
+        "DOCKER_CONFIG",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    docker = tmp_path / "docker-config"
+    docker.mkdir(exist_ok=True)
+    return {"SKILLPACK_CACHE_DIR": str(tmp_path / "cache"), "DOCKER_CONFIG": str(docker)}
