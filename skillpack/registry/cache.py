@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO
@@ -27,8 +26,6 @@ from urllib.parse import quote
 
 from skillpack.registry.errors import registry_error
 from skillpack.registry.reference import is_digest, validate_digest
-
-CHUNK = 1024 * 1024
 
 
 def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -127,6 +124,8 @@ class Cache:
     def stage(self, digest: str) -> Iterator[StagedBlob]:
         """A :class:`StagedBlob` to write ``digest`` into; discarded at the end of the
         ``with`` block unless committed inside it."""
+        import tempfile  # here: reading the cache (serve from a digest) does not need it
+
         path = self.blob_path(digest)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -188,6 +187,8 @@ class Cache:
         return text if is_digest(text) else None
 
     def _write_small(self, path: Path, data: bytes) -> None:
+        import tempfile
+
         temp: Path | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -224,11 +225,8 @@ class Cache:
 
 
 def file_sha256(path: Path) -> str:
-    hasher = hashlib.sha256()
     with path.open("rb") as f:
-        while chunk := f.read(CHUNK):
-            hasher.update(chunk)
-    return "sha256:" + hasher.hexdigest()
+        return "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _fsync_dir(directory: Path) -> None:
