@@ -14,8 +14,49 @@ def test_release_workflow_signs_keylessly_and_uploads_both_files() -> None:
     assert workflow["permissions"] == {"contents": "read"}  # least privilege elsewhere
     script = "\n".join(step.get("run", "") for step in job["steps"])
     order = ["skillpack lint", "skillpack lock --check", "skillpack build", "skillpack sign",
-             "skillpack verify", "gh release create"]  # fmt: skip
+             "skillpack verify", "skillpack push", "gh release create"]  # fmt: skip
     positions = [script.index(command) for command in order]
     assert positions == sorted(positions)
     assert "--identity-token" not in script  # ambient OIDC, no secrets
     assert "dist/*.skp.sigstore.json" in script
+
+
+def test_release_workflow_pushes_the_signed_bundle_to_ghcr_with_the_workflow_token() -> None:
+    workflow = YAML(typ="safe").load((EXAMPLES / "ci" / "github-release.yml").read_text())
+    job = workflow["jobs"]["release"]
+    assert job["permissions"]["packages"] == "write"
+    assert "packages" not in workflow["permissions"]  # only the release job may push
+    (push,) = [step for step in job["steps"] if "skillpack push" in step.get("run", "")]
+    assert push["env"] == {"REGISTRY_TOKEN": "${{ github.token }}"}  # no stored secret
+    command = push["run"]
+    # the token on stdin, never on the command line; GHCR names are lowercase
+    assert '"$REGISTRY_TOKEN" | skillpack push' in command
+    assert '--username "$GITHUB_ACTOR" --password-stdin' in command
+    assert '"oci://ghcr.io/${GITHUB_REPOSITORY,,}:${GITHUB_REF_NAME#v}"' in command
+    # the signature is pushed with the bundle: it was written beside it by the sign step,
+    # and the push comes after the verification of what is published
+    steps = [step.get("run", "") for step in job["steps"]]
+    sign = next(i for i, run in enumerate(steps) if "skillpack sign" in run)
+    verify = next(i for i, run in enumerate(steps) if "skillpack verify" in run)
+    assert sign < verify < steps.index(command)
+    assert "--sign" not in command and "--key" not in command
+
+
+def test_the_host_example_serves_what_the_workflow_pushes_only_if_it_signed_it() -> None:
+    """examples/hosts/ghcr-signed.json: the tag the workflow pushes for v1.0.0 of
+    OWNER/skills, served only with a signature from that repository's release."""
+    import json
+
+    from skillpack.server.cli import build_parser
+    from skillpack.signing.options import required_policy
+
+    config = json.loads((EXAMPLES / "hosts" / "ghcr-signed.json").read_text())
+    (server,) = config["mcpServers"].values()
+    assert server["command"] == "skillpack" and server["args"][0] == "serve"
+    args = build_parser().parse_args(server["args"][1:])
+    # the workflow's target for GITHUB_REPOSITORY=OWNER/skills, GITHUB_REF_NAME=v1.0.0
+    assert args.sources == ["oci://ghcr.io/OWNER/skills:1.0.0"]
+    policy = required_policy(args)
+    assert policy is not None
+    assert (policy.repository, policy.workflow_ref) == ("OWNER/skills", "refs/tags/v1.0.0")
+    assert policy.issuer == "https://token.actions.githubusercontent.com"
