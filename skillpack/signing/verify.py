@@ -221,6 +221,25 @@ def verify_signed_bundle(
     raise AssertionError("unreachable")  # _fail_closed re-raises
 
 
+def claimed_subject(signature_path: Path) -> str:
+    """The archive digest a signature file says it is about, read without verifying
+    anything: a check before publishing a bundle with its signature (that they belong
+    together), never a trust decision. SIG001/SIG002/SIG008 when it cannot be read."""
+    import base64
+    import binascii
+
+    signature = read_signature_file(signature_path)
+    envelope = signature.document.get("dsseEnvelope")
+    payload = envelope.get("payload") if isinstance(envelope, dict) else None
+    try:
+        data = base64.b64decode(payload, validate=True) if isinstance(payload, str) else None
+    except (binascii.Error, ValueError):
+        data = None
+    if data is None:
+        raise failed("SIG002", "signature file has no DSSE payload", signature.where)
+    return parse_statement(data, signature.where).archive_digest
+
+
 def verify_any_signature(
     archive: Path, signatures: Sequence[Path], policy: SignaturePolicy, *, label: str | None = None
 ) -> VerifiedBundle:

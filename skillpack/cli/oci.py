@@ -1,0 +1,316 @@
+"""``oci://`` references in the commands: push, pull, and verify or inspect a pulled
+bundle. No typer here: the command modules declare the options and call these.
+
+The registry package moves bytes and checks digests (the manifest against the digest
+asked for, the blob against the manifest). What a pulled bundle is worth is decided
+here, by the bundle reader in full mode (every file against the lock) and, with
+signature options, by :func:`skillpack.signing.verify.verify_any_signature` over its
+signature referrers, before anything is written; :func:`write_pulled` then writes it
+with the one atomic writer.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from skillpack.errors import EXIT_FINDINGS, SkillpackError, display_path
+
+if TYPE_CHECKING:
+    from skillpack.registry import FetchResult, PushResult
+    from skillpack.registry.options import ClientOptions
+    from skillpack.signing.policy import SignaturePolicy, SigningOptions
+    from skillpack.signing.verify import VerifiedBundle
+
+SCHEME = "oci://"
+DEFAULT_TIMEOUT = 30.0
+
+
+def is_reference(text: str | os.PathLike[str]) -> bool:
+    """Whether a command-line source names a registry (``oci://...``), not a path."""
+    return isinstance(text, str) and text.startswith(SCHEME)
+
+
+# -- connecting -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegistryFlags:
+    """The registry options of push, pull, verify and inspect (serve has the same, less
+    the credentials on stdin)."""
+
+    username: str | None = None
+    password_stdin: bool = False
+    insecure_registry: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+
+    def client_options(self, stdin: IO[str] | None = None) -> ClientOptions:
+        """The client's options; with ``--password-stdin`` the password is read here."""
+        from skillpack.registry.credentials import Credentials
+        from skillpack.registry.errors import registry_error
+        from skillpack.registry.options import ClientOptions
+
+        if not self.timeout > 0:
+            raise registry_error("REG025", f"--timeout {self.timeout}: must be positive")
+        credentials = None
+        if self.username is not None or self.password_stdin:
+            if self.username is None or not self.password_stdin:
+                raise registry_error(
+                    "REG025",
+                    "--username and --password-stdin go together",
+                    hint='pipe the password or token: printf %s "$TOKEN" | skillpack ... '
+                    "--username NAME --password-stdin",
+                )
+            if not self.username:
+                raise registry_error("REG025", "--username is empty")
+            password = read_password(sys.stdin if stdin is None else stdin)
+            credentials = Credentials(self.username, password)
+        return ClientOptions(
+            timeout=self.timeout, insecure=self.insecure_registry, credentials=credentials
+        )
+
+
+def read_password(stream: IO[str]) -> str:
+    """The password on ``stream``: all of it, without the final line break (as
+    ``docker login --password-stdin`` reads it). Empty is ``REG025``."""
+    from skillpack.registry.errors import registry_error
+
+    text = stream.read()
+    if text.endswith("\n"):
+        text = text[:-2] if text.endswith("\r\n") else text[:-1]
+    if not text:
+        raise registry_error(
+            "REG025",
+            "--password-stdin: nothing was read from stdin",
+            hint="pipe the password or token into the command",
+        )
+    return text
+
+
+# -- pulling -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """A bundle fetched into the cache and verified: its contents (always) and, with
+    signature options, one of its signature referrers under the policy."""
+
+    fetched: FetchResult
+    name: str
+    version: str
+    skills: int
+    files: int
+    archive_digest: str
+    lock_digest: str
+    verified: VerifiedBundle | None  #: the signature check, with signature options
+    signature: bytes | None  #: written beside the bundle: the verified one, or the first
+
+    @property
+    def reference(self) -> str:
+        """The bundle by digest: what was verified."""
+        return str(self.fetched.reference)
+
+    def summary(self) -> str:
+        if self.verified is not None:
+            return self.verified.summary()
+        return (
+            f"OK {self.reference}: {self.name} {self.version}, "
+            f"{_plural(self.skills, 'skill')}, {_plural(self.files, 'file')} verified"
+        )
+
+
+def fetch_verified(
+    reference: str,
+    policy: SignaturePolicy,
+    options: ClientOptions,
+    *,
+    offline: bool = False,
+    signatures: bool = True,
+) -> Pulled:
+    """Fetch ``reference`` into the cache, then verify it: in full, and with signature
+    options (``policy.requested``) against its signature referrers. ``signatures``:
+    fetch the referrers even without signature options (to write one beside a pull)."""
+    from skillpack.registry import fetch_bundle
+
+    check = policy.requested or policy.signature is not None
+    if check:
+        policy.validate()  # bad options stop the command before any network
+    fetched = fetch_bundle(
+        reference, offline=offline, signatures=signatures or check, options=options
+    )
+    label = str(fetched.reference)
+    with _naming(fetched):
+        if check:
+            from skillpack.signing.verify import verify_any_signature
+
+            verified = verify_any_signature(
+                fetched.bundle_path, fetched.signature_paths, policy, label=label
+            )
+            statement = verified.statement
+            signature = verified.signature.read_bytes()
+            return Pulled(
+                fetched,
+                statement.bundle_name,
+                statement.bundle_version,
+                _skill_count(fetched.bundle_path),
+                len(statement.files),
+                statement.archive_digest,
+                statement.lock_digest,
+                verified,
+                signature,
+            )
+        from skillpack.bundle.verify import verify_bundle
+
+        report = verify_bundle(fetched.bundle_path)
+        return Pulled(
+            fetched,
+            report.name,
+            report.version,
+            report.skills,
+            report.files,
+            report.archive_digest,
+            report.lock_digest,
+            None,
+            fetched.signature,
+        )
+
+
+def _skill_count(path: Path) -> int:
+    from skillpack.bundle.reader import open_bundle
+
+    with open_bundle(path, mode="fast") as bundle:
+        return len(bundle.manifest.skills)
+
+
+@contextmanager
+def _naming(fetched: FetchResult) -> Iterator[None]:
+    """Name the reference in a verification failure about the cached file."""
+    try:
+        yield
+    except SkillpackError as exc:
+        where = f"bundle {fetched.reference}"
+        if fetched.from_cache:
+            where += f" (cached as {display_path(fetched.bundle_path)})"
+        if where not in exc.details:
+            exc.details.append(where)
+        raise
+
+
+def default_output(pulled: Pulled) -> Path:
+    """``NAME-VERSION.skp`` in the current directory (from the verified lock)."""
+    name = f"{pulled.name}-{pulled.version}.skp"
+    if os.sep in name or (os.altsep and os.altsep in name) or name.startswith("."):
+        raise SkillpackError(
+            "PUL002",
+            f"{pulled.reference}: the bundle's name and version ({name!r}) do not make a file name",
+            hint="name the output with -o FILE",
+        )
+    return Path(name)
+
+
+def write_pulled(pulled: Pulled, output: Path) -> list[Path]:
+    """Write the verified bundle to ``output`` and its signature (if it has one) to
+    ``OUTPUT.sigstore.json``, each atomically (``skillpack._internal.fsutil``): on any
+    failure neither file is replaced. Returns the paths written."""
+    from skillpack._internal.fsutil import atomic_writer
+    from skillpack.signing.policy import default_signature_path
+
+    written = [output]
+    signature_path = default_signature_path(output)
+    try:
+        with atomic_writer(output) as out:
+            with pulled.fetched.bundle_path.open("rb") as source:
+                shutil.copyfileobj(source, out, 1024 * 1024)
+            if pulled.signature is not None:
+                # inside the bundle's writer: a signature that cannot be written leaves
+                # the bundle unreplaced too
+                with atomic_writer(signature_path) as sig:
+                    sig.write(pulled.signature)
+                written.append(signature_path)
+    except OSError as exc:
+        target = exc.filename or output
+        raise SkillpackError(
+            "PUL001",
+            f"cannot write {display_path(target)}: {exc.strerror or exc}",
+            hint="name a writable file with -o FILE",
+            exit_code=EXIT_FINDINGS,
+        ) from None
+    return written
+
+
+# -- pushing -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pushed:
+    result: PushResult
+    name: str
+    version: str
+    signature: Path | None
+
+
+def push_file(
+    bundle: Path,
+    reference: str,
+    options: ClientOptions,
+    *,
+    signing: SigningOptions | None = None,
+) -> Pushed:
+    """Push ``bundle`` (verified in full first) to ``reference``, with
+    ``BUNDLE.sigstore.json`` as its signature referrer when that file exists; with
+    ``signing``, sign it first (writing that file, as ``skillpack sign`` does)."""
+    from skillpack.registry import push_bundle
+    from skillpack.registry.errors import registry_error
+    from skillpack.registry.reference import parse_reference
+    from skillpack.signing.policy import default_signature_path
+
+    target = parse_reference(reference)
+    if target.digest is not None:  # before signing anything
+        raise registry_error(
+            "REG007",
+            f"{target}: a push goes to a tag or to the repository, not to a digest",
+            hint="drop the @sha256:... part; the pushed digest is printed",
+        )
+    signature_path = default_signature_path(bundle)
+    if signing is not None:
+        from skillpack._internal.fsutil import atomic_write
+        from skillpack.signing.sign import signer_for, statement_for
+
+        signer = signer_for(signing)  # a missing token or key stops before any work
+        statement = statement_for(bundle)  # the bundle in full mode
+        atomic_write(signature_path, signer(statement))
+        name, version = statement.bundle_name, statement.bundle_version
+        archive_digest = statement.archive_digest
+    else:
+        from skillpack.bundle.verify import verify_bundle
+
+        report = verify_bundle(bundle)
+        name, version, archive_digest = report.name, report.version, report.archive_digest
+    signature: Path | None = signature_path if signature_path.is_file() else None
+    if signature is not None:
+        from skillpack.signing.errors import failed
+        from skillpack.signing.verify import claimed_subject
+
+        claimed = claimed_subject(signature)
+        if claimed != archive_digest:
+            raise failed(
+                "SIG010",
+                "the signature beside the bundle is about another archive; not pushing",
+                display_path(signature),
+                details=[f"signed:  {claimed}", f"archive: {archive_digest}"],
+                hint="sign the bundle again (skillpack sign, or push --sign)",
+            )
+    result = push_bundle(
+        bundle, target, name=name, version=version, signature_path=signature, options=options
+    )
+    return Pushed(result, name, version, signature)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
