@@ -499,6 +499,19 @@ register(
 )  # fmt: skip
 
 register(
+    Family("PUL", "pull",
+           "`skillpack pull oci://...`: what it writes. The fetch's own codes are `REG` "
+           "([registry.md](registry.md)), the bundle's `BND` and `INT`, the signature's `SIG`."),
+    _codes(
+        F,
+        ("PUL001", "the pulled bundle or its signature cannot be written",
+         "Nothing was replaced: name a writable file with `-o FILE`."),
+        ("PUL002", "the bundle's name and version do not make a file name",
+         "Name the output with `-o FILE`."),
+    ),
+)  # fmt: skip
+
+register(
     Family("CLI", "Verifying MCP client and conformance transport",
            "`skillpack vendor` and `skillpack check` talking to a server "
            "([check.md](check.md))."),
@@ -651,6 +664,7 @@ _ORDER = (
     "UNP",
     "SIG",
     "REG",
+    "PUL",
     "SRV",
     "CLI",
     "OUT",

@@ -1,37 +1,68 @@
-"""``skillpack inspect BUNDLE [--format json]``."""
+"""``skillpack inspect BUNDLE [--format json]``; BUNDLE may be an ``oci://`` reference
+(fetched into the cache, digests checked)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from skillpack.cli.base import CommandApp
 from skillpack.cli.options import FormatOpt, JsonFlag, output_format
+from skillpack.cli.registry_options import (
+    DEFAULT_TIMEOUT,
+    InsecureOpt,
+    OfflineOpt,
+    PasswordStdinOpt,
+    TimeoutOpt,
+    UsernameOpt,
+    flags,
+)
+from skillpack.cli.verify_cmd import SourceArg
 
 app = CommandApp()
 
 
 @app.command("inspect")
 def inspect_command(
-    bundle: Annotated[Path, typer.Argument(metavar="BUNDLE", help="The .skp bundle.")],
+    source: SourceArg,
     chosen: FormatOpt = "text",
     json_flag: JsonFlag = False,
+    username: UsernameOpt = None,
+    password_stdin: PasswordStdinOpt = False,
+    insecure_registry: InsecureOpt = False,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    offline: OfflineOpt = False,
 ) -> None:
-    """List a bundle's skills and files with sizes, digests and totals (verified first)."""
+    """List a bundle's skills and files with sizes, digests and totals (verified first).
+
+    An oci:// BUNDLE is fetched into the cache first (manifest and archive digests
+    checked; registry options as for pull)."""
     from skillpack.bundle.inspect import describe_bundle
     from skillpack.bundle.reader import open_bundle
+    from skillpack.cli.oci import is_reference
     from skillpack.cli.output import echo_json, plural
     from skillpack.errors import display_path
 
-    with open_bundle(bundle, mode="full") as opened:
-        info = describe_bundle(opened)
+    shown: str
+    if is_reference(source):
+        from skillpack.cli.oci import naming_failures
+        from skillpack.registry import fetch_bundle
+
+        options = flags(username, password_stdin, insecure_registry, timeout).client_options()
+        fetched = fetch_bundle(source, offline=offline, signatures=False, options=options)
+        bundle, shown = fetched.bundle_path, str(fetched.reference)
+        with naming_failures(fetched), open_bundle(bundle, mode="full") as opened:
+            info = describe_bundle(opened)
+        info["reference"] = shown
+    else:
+        bundle = Path(source)
+        shown = display_path(bundle)
+        with open_bundle(bundle, mode="full") as opened:
+            info = describe_bundle(opened)
     if output_format(chosen, json_flag) == "json":
         echo_json(info)
         return
     totals = info["totals"]
-    print(f"bundle {display_path(bundle)}: {info['name']} {info['version']}")
+    print(f"bundle {shown}: {info['name']} {info['version']}")
     print(f"  format {info['format']}, {info['size']} bytes, {info['sha256']}")
     print(f"  lock {info['lock-digest']}")
     for skill in info["skills"]:

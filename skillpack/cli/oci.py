@@ -145,7 +145,7 @@ def fetch_verified(
         reference, offline=offline, signatures=signatures or check, options=options
     )
     label = str(fetched.reference)
-    with _naming(fetched):
+    with naming_failures(fetched):
         if check:
             from skillpack.signing.verify import verify_any_signature
 
@@ -189,7 +189,7 @@ def _skill_count(path: Path) -> int:
 
 
 @contextmanager
-def _naming(fetched: FetchResult) -> Iterator[None]:
+def naming_failures(fetched: FetchResult) -> Iterator[None]:
     """Name the reference in a verification failure about the cached file."""
     try:
         yield
@@ -264,7 +264,8 @@ def push_file(
 ) -> Pushed:
     """Push ``bundle`` (verified in full first) to ``reference``, with
     ``BUNDLE.sigstore.json`` as its signature referrer when that file exists; with
-    ``signing``, sign it first (writing that file, as ``skillpack sign`` does)."""
+    ``signing``, sign it first, writing that file (or ``signing.output``) as
+    ``skillpack sign`` does, and push that signature."""
     from skillpack.registry import push_bundle
     from skillpack.registry.errors import registry_error
     from skillpack.registry.reference import parse_reference
@@ -279,6 +280,7 @@ def push_file(
         )
     signature_path = default_signature_path(bundle)
     if signing is not None:
+        signature_path = signing.output or signature_path
         from skillpack._internal.fsutil import atomic_write
         from skillpack.signing.sign import signer_for, statement_for
 

@@ -44,6 +44,10 @@ COMMANDS: tuple[CommandRow, ...] = (
                "Sign a bundle: keylessly with sigstore, or with a local key."),
     CommandRow("keygen", "skillpack.cli.keygen_cmd",
                "Create a key pair for key-mode signing (air-gapped use)."),
+    CommandRow("push", "skillpack.cli.push_cmd",
+               "Push a bundle and its signature to an OCI registry."),
+    CommandRow("pull", "skillpack.cli.pull_cmd",
+               "Fetch a bundle from an OCI registry, verify it, then write it."),
     CommandRow("serve", "skillpack.cli.serve_cmd",
                "Serve skills over MCP on stdio, from bundles or directories."),
     CommandRow("check", "skillpack.cli.check_cmd",
@@ -53,5 +57,6 @@ COMMANDS: tuple[CommandRow, ...] = (
 )  # fmt: skip
 
 BY_NAME: dict[str, CommandRow] = {row.name: row for row in COMMANDS}
-#: old command name -> the command that does its work now (named in the usage error)
-RENAMED: dict[str, str] = {"pull": "vendor"}
+#: old command name -> the command that does its work now (named in the usage error);
+#: ``pull`` was the MCP vendoring client (now ``vendor``) and is the OCI pull again
+RENAMED: dict[str, str] = {}

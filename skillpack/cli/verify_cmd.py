@@ -1,5 +1,7 @@
 """``skillpack verify BUNDLE``: every file against the lock, and with signature options,
-the signature and every signed claim."""
+the signature and every signed claim. BUNDLE may be an ``oci://`` reference: fetched
+into the cache (digests checked), then verified the same way, the signature among its
+referrers."""
 
 from __future__ import annotations
 
@@ -10,19 +12,40 @@ import typer
 
 from skillpack.cli.base import CommandApp
 from skillpack.cli.options import FormatOpt
+from skillpack.cli.registry_options import (
+    DEFAULT_TIMEOUT,
+    InsecureOpt,
+    OfflineOpt,
+    PasswordStdinOpt,
+    TimeoutOpt,
+    UsernameOpt,
+    flags,
+)
 from skillpack.cli.signing_options import with_policy_options
 from skillpack.signing.policy import SignaturePolicy
 
 app = CommandApp()
 
-BundleArg = Annotated[Path, typer.Argument(metavar="BUNDLE", help="The .skp bundle.")]
+#: a bundle file or an oci:// reference (a str: a Path would fold the '//')
+SourceArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="BUNDLE",
+        help="The .skp bundle, or oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST).",
+    ),
+]
 
 
 @app.command("verify")
 @with_policy_options
 def verify(
-    bundle: BundleArg,
+    source: SourceArg,
     output_format: FormatOpt = "text",
+    username: UsernameOpt = None,
+    password_stdin: PasswordStdinOpt = False,
+    insecure_registry: InsecureOpt = False,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    offline: OfflineOpt = False,
     *,
     policy: SignaturePolicy,
 ) -> None:
@@ -31,10 +54,24 @@ def verify(
     Keyless signatures are checked offline against the trusted root shipped with
     sigstore (or --trust-config FILE; --online refreshes it through TUF), then the
     statement: payload and predicate type, archive sha256, lock digest, every file.
-    Exit 1 naming the first check that failed.
+    Exit 1 naming the first check that failed. An oci:// BUNDLE is fetched into the
+    cache first (manifest and archive digests checked; registry options as for pull),
+    its signature one of its referrers.
     """
+    from skillpack.cli.oci import is_reference
     from skillpack.cli.output import echo_json, plural
     from skillpack.errors import display_path
+
+    if is_reference(source):
+        _verify_pulled(
+            source,
+            policy,
+            flags(username, password_stdin, insecure_registry, timeout),
+            offline=offline,
+            as_json=output_format == "json",
+        )
+        return
+    bundle = Path(source)
 
     if policy.requested or policy.signature is not None:
         from skillpack.signing.verify import verify_signed_bundle
@@ -79,6 +116,34 @@ def verify(
     )
     print(f"  archive {report.archive_digest}")
     print(f"  lock    {report.lock_digest}")
+
+
+def _verify_pulled(
+    reference: str, policy: SignaturePolicy, registry: Any, *, offline: bool, as_json: bool
+) -> None:
+    from skillpack.cli.oci import fetch_verified
+    from skillpack.cli.output import echo_json
+
+    pulled = fetch_verified(
+        reference, policy, registry.client_options(), offline=offline, signatures=False
+    )
+    if as_json:
+        echo_json(
+            {
+                "bundle": pulled.reference,
+                "name": pulled.name,
+                "version": pulled.version,
+                "archive-digest": pulled.archive_digest,
+                "lock-digest": pulled.lock_digest,
+                "skills": pulled.skills,
+                "files": pulled.files,
+                "signature": None if pulled.verified is None else _signature_json(pulled.verified),
+            }
+        )
+        return
+    print(pulled.summary())
+    print(f"  archive {pulled.archive_digest}")
+    print(f"  lock    {pulled.lock_digest}")
 
 
 def _signature_json(signed: Any) -> dict[str, Any]:

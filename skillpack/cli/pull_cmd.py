@@ -1,0 +1,79 @@
+"""``skillpack pull oci://...(:TAG|@sha256:...) [-o FILE] [signature options]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skillpack.cli.base import CommandApp
+from skillpack.cli.registry_options import (
+    DEFAULT_TIMEOUT,
+    InsecureOpt,
+    OfflineOpt,
+    PasswordStdinOpt,
+    TimeoutOpt,
+    UsernameOpt,
+    flags,
+)
+from skillpack.cli.signing_options import with_policy_options
+from skillpack.signing.policy import SignaturePolicy
+
+app = CommandApp()
+
+
+@app.command(
+    "pull",
+    epilog="Exit status: 0 pulled, verified and written; 1 a digest, the bundle or its "
+    "signature does not check out, or the file cannot be written (nothing is written); "
+    "2 usage, credentials or a registry error.",
+)
+@with_policy_options
+def pull(
+    reference: Annotated[
+        str,
+        typer.Argument(
+            metavar="REFERENCE", help="oci://REGISTRY/REPOSITORY:TAG or ...@sha256:DIGEST."
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="Where to write the bundle (default: NAME-VERSION.skp here).",
+            show_default=False,
+        ),
+    ] = None,
+    username: UsernameOpt = None,
+    password_stdin: PasswordStdinOpt = False,
+    insecure_registry: InsecureOpt = False,
+    timeout: TimeoutOpt = DEFAULT_TIMEOUT,
+    offline: OfflineOpt = False,
+    *,
+    policy: SignaturePolicy,
+) -> None:
+    """Fetch a bundle from an OCI registry, verify it, and only then write it.
+
+    The manifest is checked against the digest asked for (and the registry's
+    Docker-Content-Digest), the archive against the manifest, then the whole bundle as
+    'skillpack verify' does. With signature options (the same as verify's), its
+    signature referrers are fetched and one must verify: none is SIG001. Then FILE and
+    FILE.sigstore.json (the verified signature; without options, the first one) are
+    written atomically. Fetched content is kept in the cache (SKILLPACK_CACHE_DIR, else
+    ~/.cache/skillpack/oci): a digest pulled once needs no network again.
+    """
+    from skillpack.cli.oci import default_output, fetch_verified, write_pulled
+    from skillpack.errors import display_path
+
+    options = flags(username, password_stdin, insecure_registry, timeout).client_options()
+    pulled = fetch_verified(reference, policy, options, offline=offline)
+    target = output if output is not None else default_output(pulled)
+    written = write_pulled(pulled, target)
+    source = "from the cache" if pulled.fetched.from_cache else "from the registry"
+    print(f"pulled {pulled.reference} ({source})")
+    print(pulled.summary())
+    for path in written:
+        print(f"wrote {display_path(path)}")
