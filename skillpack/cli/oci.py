@@ -144,14 +144,30 @@ def fetch_verified(
     fetched = fetch_bundle(
         reference, offline=offline, signatures=signatures or check, options=options
     )
-    label = str(fetched.reference)
     with naming_failures(fetched):
         if check:
+            from skillpack.signing.errors import SignatureError
             from skillpack.signing.verify import verify_any_signature
 
-            verified = verify_any_signature(
-                fetched.bundle_path, fetched.signature_paths, policy, label=label
-            )
+            try:
+                verified = verify_any_signature(
+                    fetched.bundle_path,
+                    fetched.signature_paths,
+                    policy,
+                    label=str(fetched.reference),
+                )
+            except SignatureError:
+                if not fetched.from_cache or offline:
+                    raise
+                # the cache holds the signatures seen at the first fetch: ask the
+                # registry for the current ones before refusing
+                fetched = fetch_bundle(fetched.reference, options=options, refresh_signatures=True)
+                verified = verify_any_signature(
+                    fetched.bundle_path,
+                    fetched.signature_paths,
+                    policy,
+                    label=str(fetched.reference),
+                )
             statement = verified.statement
             signature = verified.signature.read_bytes()
             return Pulled(

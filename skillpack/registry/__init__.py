@@ -212,6 +212,7 @@ def fetch_bundle(
     signatures: bool = True,
     options: ClientOptions | None = None,
     environ: Mapping[str, str] | None = None,
+    refresh_signatures: bool = False,
 ) -> FetchResult:
     """Fetch a bundle into the content-addressed cache and return where it is.
 
@@ -221,7 +222,11 @@ def fetch_bundle(
     ``offline=True`` uses the cache only (a tag resolves to the digest it last had) and
     raises ``REG060`` naming the reference when something is missing. ``signatures``
     fetches the Sigstore referrers (their bytes, not checked: that is ``signing/``'s).
-    Nothing is written to the cache unless everything fetched checked out."""
+    ``refresh_signatures`` asks the registry for the referrers even when a digest is
+    cached (its manifest and blob are still taken from the cache when intact): for a
+    caller whose check of the cached signatures failed, since signatures pushed after
+    the first fetch are not in the cache's record. Ignored offline. Nothing is written
+    to the cache unless everything fetched checked out."""
     from skillpack.registry.cache import Cache
     from skillpack.registry.errors import registry_error
     from skillpack.registry.reference import parse_reference
@@ -237,7 +242,7 @@ def fetch_bundle(
     digest = reference.digest
     if digest is None and offline and reference.tag is not None:
         digest = cache.get_tag(reference.registry, reference.repository, reference.tag)
-    if digest is not None:
+    if digest is not None and not (refresh_signatures and signatures and not offline):
         cached = _from_cache(cache, reference, digest, signatures)
         if cached is not None:
             return cached

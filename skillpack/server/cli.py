@@ -230,7 +230,7 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     prefixes = _prefixes(args.prefix, len(args.sources))
     policy = required_policy(args)
     sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
-    _check_signatures(sources, policy, info)
+    sources = _check_signatures(sources, policy, args, info)
     mounts = load_mounts(
         [s.path for s in sources],
         prefixes,
@@ -262,10 +262,16 @@ class _Source:
     origin: str  #: as logged: the path given, or the reference by digest
     pulled: bool = False
     signatures: tuple[Path, ...] = ()  #: a pulled bundle's signature referrers
+    from_cache: bool = False
 
 
 def _resolve(
-    text: str, args: argparse.Namespace, signatures: bool, info: Callable[[str], None]
+    text: str,
+    args: argparse.Namespace,
+    signatures: bool,
+    info: Callable[[str], None],
+    *,
+    refresh: bool = False,
 ) -> _Source:
     """A path, or an ``oci://`` reference fetched into the content-addressed cache (the
     registry package, and ``requests`` when the network is needed, are imported only
@@ -277,31 +283,52 @@ def _resolve(
     from skillpack.registry.options import ClientOptions
 
     options = ClientOptions(timeout=args.timeout, insecure=args.insecure_registry)
-    fetched = fetch_bundle(text, offline=args.offline, signatures=signatures, options=options)
+    fetched = fetch_bundle(
+        text,
+        offline=args.offline,
+        signatures=signatures,
+        options=options,
+        refresh_signatures=refresh,
+    )
     origin = str(fetched.reference)
     info(
         f"{origin}: {'from the cache' if fetched.from_cache else 'pulled'} "
         f"({fetched.bundle_size} bytes, {fetched.bundle_digest})"
     )
-    return _Source(fetched.bundle_path, origin, True, fetched.signature_paths)
+    return _Source(fetched.bundle_path, origin, True, fetched.signature_paths, fetched.from_cache)
 
 
 def _check_signatures(
-    sources: Sequence[_Source], policy: SignaturePolicy | None, info: Callable[[str], None]
-) -> None:
+    sources: list[_Source],
+    policy: SignaturePolicy | None,
+    args: argparse.Namespace,
+    info: Callable[[str], None],
+) -> list[_Source]:
     """With ``--require-signature``: every source must be a bundle whose signature
     (``BUNDLE.sigstore.json``, or for an ``oci://`` source one of its signature
-    referrers) verifies under the policy, before anything is served."""
+    referrers) verifies under the policy, before anything is served. Returns the
+    sources (a pulled one fetched again when its cached signatures did not verify:
+    the cache holds those seen at its first fetch, the registry may have newer)."""
     if policy is None:
-        return
+        return sources
+    from skillpack.signing.errors import SignatureError
     from skillpack.signing.verify import enforce_signature, verify_any_signature
 
+    checked: list[_Source] = []
     for source in sources:
         verified: VerifiedBundle | None
         if source.pulled:
-            verified = verify_any_signature(
-                source.path, source.signatures, policy, label=source.origin
-            )
+            try:
+                verified = verify_any_signature(
+                    source.path, source.signatures, policy, label=source.origin
+                )
+            except SignatureError:
+                if not source.from_cache or args.offline:
+                    raise
+                source = _resolve(source.origin, args, True, info, refresh=True)
+                verified = verify_any_signature(
+                    source.path, source.signatures, policy, label=source.origin
+                )
         elif source.path.is_dir():
             raise UsageError(
                 "SRV010",
@@ -312,6 +339,8 @@ def _check_signatures(
             verified = enforce_signature(source.path, policy)
         if verified is not None:
             info(verified.summary())
+        checked.append(source)
+    return checked
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,6 +22,7 @@ from tests.registry.servers import (
     htpasswd_registry,
     token_registry,
 )
+from tests.sigstore_local import LocalSigstore
 
 USERS = {"alice": "alice-Secret-pw-1", "bob": "bob-Secret-pw-2"}
 READER, WRITER = "reader", "writer"
@@ -138,8 +139,32 @@ def cli_registry_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[st
         "SKILLPACK_REGISTRY_PASSWORD",
         "SKILLPACK_CACHE_DIR",
         "DOCKER_CONFIG",
+        *("GITHUB_ACTIONS", "ACTIONS_ID_TOKEN_REQUEST_URL", "SIGSTORE_IDENTITY_TOKEN"),
     ):
         monkeypatch.delenv(var, raising=False)
     docker = tmp_path / "docker-config"
     docker.mkdir(exist_ok=True)
-    return {"SKILLPACK_CACHE_DIR": str(tmp_path / "cache"), "DOCKER_CONFIG": str(docker)}
+    return {
+        "SKILLPACK_CACHE_DIR": str(tmp_path / "cache"),
+        "DOCKER_CONFIG": str(docker),
+        # sigstore keeps a TUF cache under the XDG directories even offline
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+
+
+@pytest.fixture(scope="session")
+def sigstore_instance() -> Iterator[LocalSigstore]:
+    """The private sigstore instance of the signing tests (tests/sigstore_local.py)."""
+    with LocalSigstore("skillpack-registry") as instance:
+        yield instance
+
+
+@pytest.fixture(scope="session")
+def sigstore_trust(
+    sigstore_instance: LocalSigstore, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """Its ClientTrustConfig, for --trust-config."""
+    return sigstore_instance.write_trust_config(tmp_path_factory.mktemp("trust") / "tc.json")

@@ -1,0 +1,415 @@
+"""``skillpack push``, ``pull``, ``verify oci://``, ``inspect oci://`` and ``serve oci://``
+through the real CLI against real registries (Debian's docker-registry: anonymous,
+htpasswd, bearer tokens), with bundles signed in key mode and keylessly against the
+local sigstore instance.
+
+Round trips: the pulled bundle is byte for byte the one built. Refusals: each has a
+code and an exit status, writes nothing where the bundle was to go, and returns well
+within the subprocess timeout (no hang)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skillpack.signing.keys import generate_keypair
+from tests.conftest import cli_env, run_cli
+from tests.mcp_wire import HANG_GUARD_S, request_line
+from tests.registry.conftest import PASSWORDS, READER, USERS, WRITER, files_under
+from tests.registry.servers import DistributionRegistry, TokenServer, closed_port
+from tests.signing.conftest import IDENTITY
+from tests.sigstore_local import LocalSigstore
+
+#: no run of a command here may take longer (a hang fails the test)
+LIMIT = 60.0
+
+
+def skillpack(
+    *args: str | Path, env: dict[str, str], stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return run_cli(
+        *args,
+        env=env,
+        cwd=cwd,
+        input=stdin.encode() if stdin is not None else None,
+        timeout=LIMIT,
+    )
+
+
+def ok(proc: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    return proc
+
+
+def refused(proc: subprocess.CompletedProcess[str], code: str, exit_code: int) -> str:
+    assert proc.returncode == exit_code, (proc.stdout, proc.stderr)
+    assert code in proc.stderr, proc.stderr
+    assert "wrote" not in proc.stdout
+    return proc.stderr
+
+
+def serve_list(
+    *args: str | Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, object]]]:
+    """``skillpack serve ARGS`` answering skills/list and one resources/read."""
+    requests = request_line(1, "skills/list") + request_line(
+        2, "resources/read", uri="skill://review/references/checklist.md"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillpack", "serve", *map(str, args)],
+        input=requests.decode(),
+        capture_output=True,
+        text=True,
+        env=cli_env(env),
+        timeout=HANG_GUARD_S,
+    )
+    return proc, [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+@pytest.fixture
+def project(bundle: Path, tmp_path: Path) -> Path:
+    """A copy of the built bundle in its own directory (its signature goes beside it)."""
+    directory = tmp_path / "dist"
+    directory.mkdir()
+    return Path(shutil.copyfile(bundle, directory / bundle.name))
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> tuple[Path, Path]:
+    return generate_keypair(tmp_path / "keys")
+
+
+def _pushed_reference(proc: subprocess.CompletedProcess[str], host: str) -> str:
+    (line,) = ok(proc).stdout.splitlines()  # stdout is the reference, nothing else
+    assert line.startswith(f"oci://{host}/acme/skills@sha256:") and len(line.split("@")[1]) == 71
+    return line
+
+
+def test_key_mode_round_trip_through_the_cli(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    env = cli_registry_env
+    private, public = keys
+    built = project.read_bytes()
+    ok(skillpack("sign", project, "--key", private, env=env))
+    signature = Path(f"{project}.sigstore.json").read_bytes()
+    tagged = registry.ref("acme/skills", "1.2.3")
+    push = skillpack("push", project, tagged, env=env)
+    by_digest = _pushed_reference(push, registry.host)
+    assert f"pushed oci-demo 1.2.3 ({len(built)} bytes" in push.stderr
+    assert "as referrer sha256:" in push.stderr
+    # the same bundle again: the same digest (deterministic manifest)
+    assert (
+        _pushed_reference(skillpack("push", project, tagged, env=env), registry.host) == by_digest
+    )
+
+    out = tmp_path / "out"
+    pulled_tag = ok(skillpack("pull", tagged, "--key", public, "-o", out / "a.skp", env=env))
+    assert f"pulled {by_digest} (from the registry)" in pulled_tag.stdout
+    assert f"OK: {by_digest} signed by key" in pulled_tag.stdout
+    assert (out / "a.skp").read_bytes() == built
+    assert (out / "a.skp.sigstore.json").read_bytes() == signature
+    pulled_digest = ok(skillpack("pull", by_digest, "--key", public, env=env, cwd=out))
+    assert "(from the cache)" in pulled_digest.stdout  # the digest was fetched already
+    assert (out / "oci-demo-1.2.3.skp").read_bytes() == built  # NAME-VERSION.skp by default
+    # a fresh cache: by digest from the registry
+    fresh = {**env, "SKILLPACK_CACHE_DIR": str(tmp_path / "fresh-cache")}
+    ok(skillpack("pull", by_digest, "--key", public, "-o", out / "b.skp", env=fresh))
+    assert (out / "b.skp").read_bytes() == built
+    # the written pair verifies as any bundle file does
+    ok(skillpack("verify", out / "b.skp", "--key", public, env=env))
+    # a directory where the file should go: refused, nothing replaced or left behind
+    before = files_under(out)
+    refused(skillpack("pull", by_digest, "-o", out, env=env), "PUL001", 1)
+    assert files_under(out) == before
+
+    verified = ok(skillpack("verify", by_digest, "--key", public, env=env))
+    assert f"OK: {by_digest} signed by key" in verified.stdout
+    unsigned_check = ok(skillpack("verify", tagged, env=env))
+    assert f"OK {by_digest}: oci-demo 1.2.3, 2 skills" in unsigned_check.stdout
+    inspected = json.loads(ok(skillpack("inspect", by_digest, "--json", env=env)).stdout)
+    assert inspected["reference"] == by_digest and inspected["name"] == "oci-demo"
+    assert {s["path"] for s in inspected["skills"]} == {"review", "release"}
+
+    proc, responses = serve_list(by_digest, "--require-signature", "--key", public, env=env)
+    assert proc.returncode == 0, proc.stderr
+    listing, read = responses
+    assert {s["uri"] for s in listing["result"]["skills"]} == {  # type: ignore[index]
+        "skill://review/SKILL.md",
+        "skill://release/SKILL.md",
+    }
+    assert read["result"]["contents"][0]["text"] == "- [ ] tests\n"  # type: ignore[index]
+    assert f"OK: {by_digest} signed by key" in proc.stderr
+
+
+def test_keyless_round_trip_with_token_auth(
+    token_server: TokenServer,
+    bearer_registry: DistributionRegistry,
+    project: Path,
+    sigstore_instance: LocalSigstore,
+    sigstore_trust: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """Signed keylessly by ``push --sign``; pushed with credentials on stdin (a push
+    token), pulled with a pull-only account from the environment."""
+    env = cli_registry_env
+    built = project.read_bytes()
+    tagged = bearer_registry.ref("acme/skills", "1.2.3")
+    sign = (
+        "--sign",
+        "--identity-token",
+        sigstore_instance.token(),
+        "--trust-config",
+        sigstore_trust,
+    )
+    push = skillpack(
+        "push", project, tagged, *sign, "--username", WRITER, "--password-stdin",
+        env=env, stdin=PASSWORDS[WRITER] + "\n",
+    )  # fmt: skip
+    by_digest = _pushed_reference(push, bearer_registry.host)
+    assert Path(f"{project}.sigstore.json").is_file()  # --sign wrote it, as sign does
+    assert PASSWORDS[WRITER] not in push.stdout + push.stderr
+
+    reader = {
+        **env,
+        "SKILLPACK_REGISTRY_USERNAME": READER,
+        "SKILLPACK_REGISTRY_PASSWORD": PASSWORDS[READER],
+    }
+    policy = (*IDENTITY, "--trust-config", sigstore_trust)
+    out = tmp_path / "out"
+    ok(skillpack("pull", tagged, *policy, "-o", out / "tag.skp", env=reader))
+    fresh = {**reader, "SKILLPACK_CACHE_DIR": str(tmp_path / "fresh-cache")}
+    pulled = ok(skillpack("pull", by_digest, *policy, "-o", out / "digest.skp", env=fresh))
+    assert f"signed by {IDENTITY[1]}" in pulled.stdout
+    assert (out / "tag.skp").read_bytes() == (out / "digest.skp").read_bytes() == built
+    ok(skillpack("verify", by_digest, *policy, env=reader))
+
+    proc, responses = serve_list(tagged, "--require-signature", *policy, env=reader)
+    assert proc.returncode == 0, proc.stderr
+    assert len(responses[0]["result"]["skills"]) == 2  # type: ignore[index]
+    assert f"OK: {by_digest} signed by {IDENTITY[1]}" in proc.stderr
+    # the reader may not push: refused by the registry, nothing pushed under that tag
+    denied = skillpack("push", project, bearer_registry.ref("acme/skills", "2"), env=reader)
+    refused(denied, "REG022", 2)
+
+
+# -- refusals --------------------------------------------------------------------------------
+
+
+def _nothing_written(directory: Path) -> None:
+    assert files_under(directory) == [], files_under(directory)
+
+
+def test_tampered_registry_storage_is_refused_and_nothing_is_written(
+    registry: DistributionRegistry,
+    project: Path,
+    other_bundle: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    env = cli_registry_env
+    out = tmp_path / "out"
+    out.mkdir()
+    first = _pushed_reference(
+        skillpack("push", project, registry.ref("acme/skills", "1"), env=env), registry.host
+    )
+    second = _pushed_reference(
+        skillpack("push", other_bundle, registry.ref("acme/skills", "2"), env=env), registry.host
+    )
+    # a manifest for another digest: the storage of the first holds the second's bytes
+    first_data = registry.blob_data(first.rpartition("@")[2])
+    original_manifest = first_data.read_bytes()
+    first_data.write_bytes(registry.blob_data(second.rpartition("@")[2]).read_bytes())
+    refused(skillpack("pull", first, "-o", out / "x.skp", env=env), "REG040", 1)
+    by_tag = skillpack("pull", registry.ref("acme/skills", "1"), "-o", out / "x.skp", env=env)
+    refused(by_tag, "REG041", 1)
+    refused(skillpack("verify", first, env=env), "REG040", 1)
+    first_data.write_bytes(original_manifest)
+    # a blob changed in storage: same size, one bit off
+    layer = json.loads(original_manifest)["layers"][0]["digest"]
+    blob = registry.blob_data(layer)
+    data = blob.read_bytes()
+    blob.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    refused(skillpack("pull", first, "-o", out / "x.skp", env=env), "REG042", 1)
+    served = serve_list(first, env=env)[0]
+    refused(served, "REG042", 1)
+    assert served.stdout == ""
+    _nothing_written(out)
+    assert not [p for p in files_under(tmp_path / "cache") if layer[7:] in p.name]
+
+
+@pytest.fixture
+def other_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.conftest import write_skill
+
+    root = tmp_path_factory.mktemp("other")
+    (root / "skillpack.toml").write_text(
+        'name = "other"\nversion = "2.0.0"\nroots = ["skills"]\n', encoding="utf-8"
+    )
+    write_skill(root / "skills", "solo", files={"a.txt": "a\n"})
+    out = root / "other-2.0.0.skp"
+    ok(run_cli("build", root, "-o", out, "--no-lint"))
+    return out
+
+
+def test_signatures_that_do_not_match_the_policy_are_refused(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    sigstore_instance: LocalSigstore,
+    sigstore_trust: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    env = cli_registry_env
+    out = tmp_path / "out"
+    out.mkdir()
+    private, public = keys
+    _, other_public = generate_keypair(tmp_path / "other-keys")
+    unsigned = _pushed_reference(
+        skillpack("push", project, registry.ref("acme/skills", "unsigned"), env=env),
+        registry.host,
+    )
+    # no signature, but identity options: a refusal, not an unchecked bundle
+    policy = (*IDENTITY, "--trust-config", sigstore_trust)
+    message = refused(
+        skillpack("pull", unsigned, *policy, "-o", out / "x.skp", env=env), "SIG001", 1
+    )
+    assert unsigned in message
+    refused(skillpack("pull", unsigned, "--key", public, "-o", out / "x.skp", env=env), "SIG001", 1)
+    refused(skillpack("verify", unsigned, "--key", public, env=env), "SIG001", 1)
+
+    key_signed = tmp_path / "key" / project.name
+    key_signed.parent.mkdir()
+    shutil.copyfile(project, key_signed)
+    signed = _pushed_reference(
+        skillpack("push", key_signed, registry.ref("acme/skills", "key"), "--sign", "--key",
+                  private, env=env),
+        registry.host,
+    )  # fmt: skip
+    assert signed == unsigned  # the same bundle: its manifest now has a signature referrer
+    wrong_key = skillpack("pull", signed, "--key", other_public, "-o", out / "x.skp", env=env)
+    refused(wrong_key, "SIG013", 1)
+    # a key-mode signature where a keyless identity is asked for
+    refused(skillpack("pull", signed, *policy, "-o", out / "x.skp", env=env), "SIG014", 1)
+
+    keyless = tmp_path / "keyless" / project.name
+    keyless.parent.mkdir()
+    shutil.copyfile(project, keyless)
+    ok(skillpack("sign", keyless, "--identity-token", sigstore_instance.token("someone@else.test"),
+                 "--trust-config", sigstore_trust, env=env))  # fmt: skip
+    ok(skillpack("push", keyless, registry.ref("acme/skills", "keyless"), env=env))
+    # two referrers now (one key-mode, one keyless by someone else): neither is ours
+    wrong_identity = skillpack("pull", signed, *policy, "-o", out / "x.skp", env=env)
+    message = refused(wrong_identity, "SIG0", 1)
+    assert "SIG004" in message and "other signature(s) refused too" in message
+    served = serve_list(signed, "--require-signature", *policy, env=env)[0]
+    refused(served, "SIG004", 1)
+    assert served.stdout == ""
+    _nothing_written(out)
+    # an existing file is not replaced by a refused pull
+    kept = out / "kept.skp"
+    kept.write_bytes(b"the previous release")
+    refused(skillpack("pull", signed, *policy, "-o", kept, env=env), "SIG004", 1)
+    assert files_under(out) == [kept] and kept.read_bytes() == b"the previous release"
+    kept.unlink()
+    # the right key among the two: accepted
+    ok(skillpack("pull", signed, "--key", public, "-o", out / "x.skp", env=env))
+
+
+def test_a_stale_signature_beside_the_bundle_is_not_pushed(
+    registry: DistributionRegistry,
+    project: Path,
+    other_bundle: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+) -> None:
+    env = cli_registry_env
+    ok(skillpack("sign", other_bundle, "--key", keys[0], env=env))
+    shutil.copyfile(f"{other_bundle}.sigstore.json", f"{project}.sigstore.json")
+    proc = skillpack("push", project, registry.ref("acme/skills", "1"), env=env)
+    refused(proc, "SIG010", 1)
+    assert proc.stdout == ""
+    with urllib.request.urlopen(f"http://{registry.host}/v2/_catalog", timeout=5) as answer:
+        assert json.load(answer)["repositories"] == []  # refused before anything was sent
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A loopback port that accepts connections and never answers."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(16)
+        yield int(server.getsockname()[1])
+
+
+def test_unreachable_registries_and_wrong_credentials_are_refused_without_hanging(
+    basic_registry: DistributionRegistry,
+    project: Path,
+    silent_port: int,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    env = cli_registry_env
+    out = tmp_path / "out"
+    out.mkdir()
+    down = f"oci://127.0.0.1:{closed_port()}/acme/skills:1"
+    refused(skillpack("pull", down, "-o", out / "x.skp", env=env), "REG011", 2)
+    refused(skillpack("push", project, down, env=env), "REG011", 2)
+    silent = f"oci://127.0.0.1:{silent_port}/acme/skills:1"
+    message = refused(
+        skillpack("pull", silent, "--timeout", "2", "-o", out / "x.skp", env=env), "REG012", 2
+    )
+    assert f"127.0.0.1:{silent_port}" in message
+    refused(serve_list(silent, "--timeout", "2", env=env)[0], "REG012", 2)
+
+    tagged = basic_registry.ref("acme/skills", "1")
+    wrong = skillpack(
+        "push", project, tagged, "--username", "alice", "--password-stdin",
+        env=env, stdin="not-the-password\n",
+    )  # fmt: skip
+    message = refused(wrong, "REG021", 2)
+    assert "not-the-password" not in message
+    refused(skillpack("pull", tagged, "-o", out / "x.skp", env=env), "REG020", 2)
+    right = ("--username", "alice", "--password-stdin")
+    ok(skillpack("push", project, tagged, *right, env=env, stdin=USERS["alice"]))
+    ok(skillpack("pull", tagged, *right, "-o", out / "ok.skp", env=env, stdin=USERS["alice"]))
+    assert (out / "ok.skp").read_bytes() == project.read_bytes()
+    (out / "ok.skp").unlink()
+    (out / "ok.skp.sigstore.json").unlink(missing_ok=True)
+    bad = {**env, "SKILLPACK_REGISTRY_USERNAME": "alice", "SKILLPACK_REGISTRY_PASSWORD": "nope"}
+    refused(skillpack("pull", tagged, "-o", out / "x.skp", env=bad), "REG021", 2)
+    _nothing_written(out)
+
+
+def test_usage_errors_name_the_option(
+    project: Path, cli_registry_env: dict[str, str], tmp_path: Path
+) -> None:
+    env = cli_registry_env
+    ref = f"oci://127.0.0.1:{closed_port()}/acme/skills"
+    refused(skillpack("pull", ref, env=env), "REG006", 2)  # no tag, no digest
+    refused(skillpack("push", project, ref + "@sha256:" + "0" * 64, env=env), "REG007", 2)
+    refused(skillpack("push", project, "ghcr.io/acme/skills:1", env=env), "REG001", 2)
+    alone = skillpack("pull", ref + ":1", "--username", "alice", env=env)
+    assert "--password-stdin" in refused(alone, "REG025", 2)
+    empty = skillpack("pull", ref + ":1", "--username", "a", "--password-stdin", env=env, stdin="")
+    refused(empty, "REG025", 2)
+    refused(skillpack("push", project, ref + ":1", "--key", "k", env=env), "SIG020", 2)
+    issuer = skillpack("pull", ref + ":1", "--cert-identity", "a@b.c", env=env)
+    refused(issuer, "SIG020", 2)  # bad options stop before the registry is asked
+    offline = skillpack("pull", ref + "@sha256:" + "1" * 64, "--offline", env=env)
+    refused(offline, "REG060", 2)
+    _nothing_written(tmp_path / "cache")
