@@ -157,10 +157,12 @@ def test_the_same_error_reads_the_same_in_serve_and_in_typer_commands(tmp_path: 
 
 
 def test_pull_is_no_longer_the_mcp_client(tmp_path: Path) -> None:
+    """``pull`` is the OCI registry pull now (docs/registry.md): the MCP client's old
+    invocation is refused, naming ``vendor``."""
     server = [sys.executable, str(SERVERS / "faulty_skills.py"), str(EXAMPLES / "skills")]
     proc = run_cli("pull", "--into", tmp_path / "out", "--", *server)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("USE000 unknown command 'pull'")
+    assert proc.stderr.startswith("USE000 'pull' is another command now; -- --into belong")
     assert "skillpack vendor" in proc.stderr
     assert not (tmp_path / "out").exists()
     listed = run_cli("vendor", "--", *server)

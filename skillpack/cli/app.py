@@ -18,7 +18,7 @@ from typer import _click as click
 from typer._click import exceptions as click_errors
 
 from skillpack.cli.base import CONTEXT_SETTINGS, CommandApp, Group, usage_error
-from skillpack.cli.table import BY_NAME, COMMANDS, RENAMED
+from skillpack.cli.table import BY_NAME, COMMANDS, RENAMED, REUSED
 from skillpack.errors import EXIT_INTERRUPTED, SkillpackError, UsageError, report_internal_error
 
 
@@ -40,6 +40,16 @@ class LazyGroup(Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
+        moved = REUSED.get(name)
+        if moved is not None and any(arg in moved[1] for arg in args[1:]):
+            # the old command's options: say where that command went
+            raise UsageError(
+                "USE000",
+                f"'{name}' is another command now; {' '.join(sorted(set(args[1:]) & moved[1]))} "
+                f"belong to 'skillpack {moved[0]}'",
+                hint=f"'skillpack {name} ...' of before is 'skillpack {moved[0]} ...'; see "
+                f"'{ctx.command_path} {name} --help'",
+            )
         if name in BY_NAME or name.startswith("-"):
             return super().resolve_command(ctx, args)
         hint = f"run '{ctx.command_path} --help' to list the commands"

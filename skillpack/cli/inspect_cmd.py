@@ -12,11 +12,11 @@ from skillpack.cli.registry_options import (
     InsecureOpt,
     OfflineOpt,
     PasswordStdinOpt,
+    SourceArg,
     TimeoutOpt,
     UsernameOpt,
     flags,
 )
-from skillpack.cli.verify_cmd import SourceArg
 
 app = CommandApp()
 

@@ -10,6 +10,14 @@ import typer
 
 from skillpack.cli.oci import DEFAULT_TIMEOUT, RegistryFlags
 
+#: a bundle file or an oci:// reference (a str: a Path would fold the '//')
+SourceArg = Annotated[
+    str,
+    typer.Argument(
+        metavar="BUNDLE",
+        help="The .skp bundle, or oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST).",
+    ),
+]
 UsernameOpt = Annotated[
     str | None,
     typer.Option(
@@ -60,6 +68,7 @@ __all__ = [
     "InsecureOpt",
     "OfflineOpt",
     "PasswordStdinOpt",
+    "SourceArg",
     "TimeoutOpt",
     "UsernameOpt",
     "flags",

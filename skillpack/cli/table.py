@@ -57,6 +57,11 @@ COMMANDS: tuple[CommandRow, ...] = (
 )  # fmt: skip
 
 BY_NAME: dict[str, CommandRow] = {row.name: row for row in COMMANDS}
-#: old command name -> the command that does its work now (named in the usage error);
-#: ``pull`` was the MCP vendoring client (now ``vendor``) and is the OCI pull again
+#: old command name -> the command that does its work now (named in the usage error)
 RENAMED: dict[str, str] = {}
+#: a name given to another command -> (where its old work went, the old command's
+#: options): ``pull`` was the MCP vendoring client (now ``vendor``) and is the OCI pull;
+#: ``pull --into DIR -- CMD`` of before is refused naming ``vendor``
+REUSED: dict[str, tuple[str, frozenset[str]]] = {
+    "pull": ("vendor", frozenset({"--", "--into", "--skill", "--allow-dynamic", "--era"})),
+}

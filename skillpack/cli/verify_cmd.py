@@ -6,9 +6,7 @@ referrers."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from skillpack.cli.base import CommandApp
 from skillpack.cli.options import FormatOpt
@@ -17,6 +15,7 @@ from skillpack.cli.registry_options import (
     InsecureOpt,
     OfflineOpt,
     PasswordStdinOpt,
+    SourceArg,
     TimeoutOpt,
     UsernameOpt,
     flags,
@@ -25,15 +24,6 @@ from skillpack.cli.signing_options import with_policy_options
 from skillpack.signing.policy import SignaturePolicy
 
 app = CommandApp()
-
-#: a bundle file or an oci:// reference (a str: a Path would fold the '//')
-SourceArg = Annotated[
-    str,
-    typer.Argument(
-        metavar="BUNDLE",
-        help="The .skp bundle, or oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST).",
-    ),
-]
 
 
 @app.command("verify")
