@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillpack._internal.schemas import validation_errors
+from skillpack._internal.schemas import schema_path, validation_errors
 from skillpack.errors import ConfigError, Location, missing_path
 
 CONFIG_FILE = "skillpack.toml"
@@ -132,14 +132,19 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
     where = str(source) if source else "(configuration)"
     prefix_key = "tool.skillpack." if source is not None and source.name == PYPROJECT else ""
     # an empty table (no configuration file) is valid: skip importing jsonschema
-    errors = validation_errors("config.schema.json", dict(table)) if table else []
+    errors = (
+        validation_errors("config.schema.json", dict(table), name_unknown_keys=True)
+        if table
+        else []
+    )
     if errors:
         key, message = errors[0]
         raise ConfigError(
             "CFG004",
             f"invalid configuration key '{prefix_key}{key}': {message}",
             Location(where),
-            hint="see schemas/config.schema.json for the accepted keys",
+            # the installed copy: a pip user has no checkout to look in
+            hint=f"the accepted keys and values are in {schema_path('config.schema.json')}",
             details=[f"also: '{prefix_key}{k}': {m}" for k, m in errors[1:5]],
         )
     roots: list[Root] = []
