@@ -21,7 +21,7 @@ from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError
 from skillpack.lockfile.lock import LockError, check_lock
 from skillpack.signing.policy import SigningOptions
 from skillpack.source.config import Config
-from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover
+from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover, where_searched
 
 Progress = Callable[[int, int], None]
 
@@ -98,6 +98,7 @@ def build(
             f"no skills found under {roots} (a skill is a directory holding SKILL.md)",
             Location(config.source_display),
             hint="check the path given and the 'roots' of the configuration",
+            details=where_searched(tree)[1],
         )
     unreadable = _unreadable(tree)
     if unreadable:

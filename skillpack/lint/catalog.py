@@ -396,11 +396,14 @@ _RULES: tuple[Rule, ...] = (
     # --- SP3xx: files ------------------------------------------------------------------
     _r(
         "SP301", "symlink", WARNING,
-        "A symbolic link inside a skill is not published.",
+        "A symbolic link inside a skill, or an agent directory that is one, is not followed.",
         "skillpack never follows links: a link could point outside the skill (leaking files) "
-        "or change after the lock is written. The skill is published without it.",
-        "references/shared.md -> ../../shared/guide.md",
-        "Replace the link with a copy of the file, or exclude it if it is not needed.",
+        "or change after the lock is written. The skill is published without it. An agent "
+        "directory (.claude/skills...) that links to another directory searched is found "
+        "there; one that links elsewhere is not searched.",
+        "references/shared.md -> ../../shared/guide.md\n.cursor/skills -> /home/me/skills",
+        "Replace the link with a copy of the file, or exclude it if it is not needed; move "
+        "linked skills into the project, or name their directory in 'roots'.",
     ),
     _r(
         "SP302", "hard-link", WARNING,

@@ -35,6 +35,9 @@ class Root:
 
     path: Path
     prefix: str = ""
+    #: why discovery searches it when the configuration does not name it: an agent
+    #: directory or a catalog group (see :func:`skillpack.source.discovery.search_roots`)
+    conventional: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,9 @@ class Config:
     lock_path: Path = Path(DEFAULT_LOCK)
     lint: LintConfig = field(default_factory=LintConfig)
     build: BuildConfig = field(default_factory=BuildConfig)
+    #: ``roots`` is not configured: discovery also searches the agent directories and
+    #: catalog groups under the project directory (docs/configuration.md lists them)
+    conventional_roots: bool = False
 
     @property
     def source_display(self) -> str:
@@ -188,6 +194,7 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
             output=build_table.get("output", "dist"),
             compression=build_table.get("compression", "deflate"),
         ),
+        conventional_roots="roots" not in table,
     )
 
 

@@ -48,6 +48,11 @@ _SKIPPED: dict[str, tuple[str, str, str]] = {
 }
 # entries outside every skill (SourceTree.problems)
 _OUTSIDE: dict[str, tuple[str, str, str]] = {
+    SKIP_SYMLINK: (
+        "SP301",
+        "symlink to '{detail}' is not followed: skills behind it are not checked",
+        "move the skills into the directory, or set 'roots' to where they are",
+    ),
     SKIP_UNREADABLE: (
         "SP306",
         "directory cannot be read: {detail}; skills in it are not checked",
