@@ -468,18 +468,25 @@ _RULES: tuple[Rule, ...] = (
         "publish.",
         "The model follows these references by reading skill://<skill-path>/<path>; a "
         "missing, excluded or misspelled file fails at the moment the skill is used. "
-        "Backticked paths are checked when their first directory exists in the skill "
-        "(e.g. `references/x.md` when references/ exists) or they start with './'.",
+        "References are what a reader takes for one: Markdown links and images, and inline "
+        "code that is a plain relative path and nothing else (`references/x.md`, not "
+        "`go test ./...`, `python scripts/x.py in.pdf`, `scripts/*.py` or `path/to/...`). "
+        "Such a backticked path is checked when its first directory exists in the skill "
+        "(e.g. `references/x.md` when references/ exists) or it starts with './'; "
+        "`src/app.py` is the user's code, not the skill's.",
         "See [the form guide](references/FORMS.md) and `scripts/extract.py`.\n"
         "(references/FORMS.md does not exist)",
         "Fix the path, add the file, or make sure it is not excluded from publishing.",
     ),
     _r(
         "SP404", "reference-outside-skill", ERROR,
-        "A link or backticked path in SKILL.md leaves the skill directory ('..') or is absolute.",
+        "A link or backticked path in SKILL.md is absolute, or leaves the skill for a file "
+        "the bundle does not hold where the reference resolves.",
         "Hosts resolve references against the skill root URI and never serve files outside "
-        "the skill; the reference cannot work for anyone who installs the skill.",
-        "See [shared rules](../shared/rules.md).",
+        "the bundle; the reference cannot work for anyone who installs the skill. A "
+        "reference to a file of another skill of the same tree, under the URI it resolves "
+        "to, is SP408 instead.",
+        "See [shared rules](../../docs/rules.md).  (docs/ holds no skill)",
         "Copy the file into the skill (e.g. references/rules.md) and link to that.",
     ),
     _r(
@@ -498,6 +505,18 @@ _RULES: tuple[Rule, ...] = (
         "\\ufeff---\nname: pdf-processing",
         "Remove the BOM: `skillpack fmt` or `skillpack lint --fix`.",
         fixable=True,
+    ),
+    _r(
+        "SP408", "reference-to-another-skill", WARNING,
+        "A link or backticked path in SKILL.md names a file of another skill of the tree.",
+        "The file is in the bundle, under the URI the reference resolves to "
+        "(`../pdf/references/forms.md` from skill://docx is skill://pdf/references/forms.md), "
+        "so hosts that install the whole bundle can follow it; but the skill is not "
+        "self-contained: installed alone, or read by a host that resolves the reference "
+        "against the skill's own root only, it breaks.",
+        "See [the shared form guide](../pdf/references/forms.md).",
+        "Copy the file into the skill if it must work on its own, or ignore SP408 for "
+        "skills that are always installed together.",
     ),
     _r(
         "SP407", "missing-final-newline", INFO,
