@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillpack._internal.fsutil import atomic_writer, write_if_changed
+from skillpack._internal.words import plural
 from skillpack.build.pipeline import Refusal, one_pass
 from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
 from skillpack.bundle.zipformat import dos_datetime
@@ -104,7 +105,7 @@ def build(
     if unreadable:
         raise SkillpackError(
             "BLD006",
-            f"{len(unreadable)} path(s) in the skill tree cannot be read",
+            f"{plural(len(unreadable), 'path')} in the skill tree cannot be read",
             hint="fix the permissions or exclude them",
             exit_code=EXIT_FINDINGS,
             details=unreadable[:20],
