@@ -232,3 +232,37 @@ def test_every_project_directory_of_the_table_is_searched(tmp_path: Path) -> Non
         write(tmp_path / directory / f"s{index}" / "SKILL.md", skill_md(f"s{index}", "o: 1\n"))
     _proc, report = lint_json(tmp_path)
     assert _skills(report) == sorted(f"s{index}" for index in range(len(directories)))
+
+
+def test_the_same_skill_installed_for_two_agents_is_one_skill(tmp_path: Path) -> None:
+    """Identical copies in two agent directories are published once; copies that differ
+    are an error (a bundle holds one skill per path), also in a commit touching one."""
+    for rel in (".agents/skills", ".claude/skills"):
+        write(tmp_path / rel / "review" / "SKILL.md", skill_md("review"))
+        write(tmp_path / rel / "review" / "references" / "a.md", "a\n")
+    proc = run_cli("lint", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stderr.strip() == "All checks passed (1 skill, 2 files checked)."
+    (tmp_path / "skillpack.toml").write_text('name = "two"\nversion = "1.0.0"\n')
+    proc = run_cli("build", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    names = zipfile.ZipFile(tmp_path / "dist" / "two-1.0.0.skp").namelist()
+    assert sum(n.endswith("review/SKILL.md") for n in names) == 1, names
+
+    write(tmp_path / ".claude" / "skills" / "review" / "references" / "a.md", "changed\n")
+    proc, report = lint_json(tmp_path)
+    assert proc.returncode == 1
+    (conflict,) = report["findings"]
+    assert (conflict["code"], conflict["path"]) == ("SP212", ".claude/skills/review")
+    assert ".agents/skills/review" in conflict["message"]
+    proc = run_cli("build", cwd=tmp_path)
+    assert proc.returncode == 1 and "SP212" in proc.stderr
+    subprocess_git_init(tmp_path)
+    proc = run_cli("lint", ".claude/skills/review/references/a.md", cwd=tmp_path)
+    assert proc.returncode == 1 and "SP212" in proc.stdout
+
+
+def subprocess_git_init(path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(path)], check=True, timeout=60)

@@ -393,6 +393,17 @@ _RULES: tuple[Rule, ...] = (
         "skills/pdf-processing/skill.md",
         "Rename the file to SKILL.md (use 'git mv' on case-insensitive file systems).",
     ),
+    _r(
+        "SP212", "conflicting-skill-copies", ERROR,
+        "Two directories give the same skill path with different files.",
+        "A bundle holds one skill per skill path. The same skill installed for several "
+        "agents (.agents/skills/x and .claude/skills/x, identical) is published once; copies "
+        "that differ cannot both be, and only the first found is: the other agents' copy "
+        "is not what the bundle serves.",
+        ".agents/skills/review/SKILL.md and .claude/skills/review/SKILL.md differ",
+        "Make the copies the same (reinstall the skill for every agent), remove one, or "
+        "rename one of them.",
+    ),
     # --- SP3xx: files ------------------------------------------------------------------
     _r(
         "SP301", "symlink", WARNING,

@@ -41,6 +41,8 @@ SKIP_NON_UTF8 = "non-utf8"
 SKIP_UNREADABLE = "unreadable"
 #: a ``skill.md`` in another letter case, in a directory without ``SKILL.md`` (not a skill)
 SKIP_MISCASED = "miscased-skill-md"
+#: a skill whose skill path another root gives already, with other files (not published)
+SKIP_CONFLICTING_COPY = "conflicting-copy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +418,8 @@ def search_roots(config: Config) -> tuple[tuple[Root, ...], list[Skipped]]:
     links: list[tuple[str, Path]] = []
     for rel, prefix, why in candidates:
         path = project / rel
+        if (path.parent / SKILL_MD).is_file():
+            continue  # a dot folder of a skill (skills/SKILL.md): one of its left-out entries
         if _plain_dir(path, project):
             roots.append(Root(path, prefix, why))
         elif path.is_dir():  # through a symlink
@@ -435,6 +439,55 @@ def _walked_from(path: str, root: str) -> bool:
         return False
     below = path[len(root) :].strip(os.sep)
     return not any(part.startswith(".") for part in below.split(os.sep) if part)
+
+
+def _same_files(a: Path, b: Path) -> bool:
+    """Whether directories ``a`` and ``b`` hold the same entries with the same bytes
+    (symlinks compared by target, never followed)."""
+    import filecmp
+
+    def entries(top: Path) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for directory, dirs, files in os.walk(top):
+            dirs.sort()
+            for name in sorted(files) + [d for d in dirs if os.path.islink(Path(directory, d))]:
+                path = Path(directory, name)
+                rel = path.relative_to(top).as_posix()
+                found[rel] = "link:" + os.readlink(path) if path.is_symlink() else "file"
+        return found
+
+    left, right = entries(a), entries(b)
+    if left != right:
+        return False
+    return all(
+        kind != "file" or filecmp.cmp(a / rel, b / rel, shallow=False) for rel, kind in left.items()
+    )
+
+
+def _one_per_skill_path(
+    skills: list[SourceSkill], problems: list[Skipped], project: Path
+) -> list[SourceSkill]:
+    """The skills with one skill per skill path. Two roots giving the same skill path
+    (the same skill installed for two agents: ``.agents/skills/x`` and
+    ``.claude/skills/x``) are merged when the two directories hold the same files: the
+    copy whose files were collected is kept, else the first found. Copies that differ
+    keep the first found, and the other is a ``conflicting-copy`` problem."""
+    first: dict[str, int] = {}
+    out: list[SourceSkill] = []
+    for skill in skills:
+        index = first.get(skill.skill_path)
+        if index is None:
+            first[skill.skill_path] = len(out)
+            out.append(skill)
+            continue
+        kept = out[index]
+        if _same_files(kept.directory, skill.directory):
+            if skill.complete and not kept.complete:
+                out[index] = skill
+            continue
+        shown = os.path.relpath(kept.directory, project)
+        problems.append(Skipped(skill.skill_path, skill.directory, SKIP_CONFLICTING_COPY, shown))
+    return out
 
 
 def where_searched(tree: SourceTree) -> tuple[str, list[str]]:
@@ -477,6 +530,7 @@ def discover(config: Config, within: Sequence[Path] | None = None) -> SourceTree
     walker.problems += links
     for root in roots:
         walker.walk_root(root)
+    walker.skills = _one_per_skill_path(walker.skills, walker.problems, config.project_dir)
     for skill in walker.skills:
         if skill.complete:
             _manifest_order(skill)
