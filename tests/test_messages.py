@@ -58,3 +58,35 @@ def test_one_of_a_thing_is_said_in_the_singular(tmp_path: Path) -> None:
     assert "serving 1 skill (1 file)" in text
     assert "lint found 1 error;" in text
     assert not ONE_PLURAL.findall(text), text
+
+
+def test_errors_name_the_destination_never_the_staging_directory(tmp_path: Path) -> None:
+    """unpack and pull fill a staging directory beside the destination: an error met
+    there names the destination (issue 10 §6). Here the staging directory's longer name
+    pushes a file over PATH_MAX where the destination itself would not."""
+    import os
+    import zipfile
+
+    tree = _tree(tmp_path / "tree")
+    assert run_cli("build", cwd=tree).returncode == 0
+    bundle = tree / "dist" / "one-1.0.0.skp"
+    longest = max(len(n) for n in zipfile.ZipFile(bundle).namelist())
+    length = 4090 - 1 - longest  # the destination's path: its files just fit
+    parent = tmp_path / "deep"
+    while length - len(str(parent)) > 240:
+        parent = parent / ("d" * 200)
+    if length - len(str(parent)) - 1 > 30:
+        parent = parent / ("e" * (length - len(str(parent)) - 32))
+    os.makedirs(parent)
+    dest = parent / ("o" * (length - len(str(parent)) - 1))
+    assert len(str(dest)) == length
+    proc = run_cli("unpack", bundle, dest, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert f"/.{dest.name}." not in proc.stderr, proc.stderr
+    assert str(dest) in proc.stderr
+    assert not dest.exists() and [p.name for p in parent.iterdir()] == []
+
+    proc = run_cli("pull", "--into", dest, "--", sys.executable, "-m", "skillpack", "serve",
+                   bundle, cwd=tmp_path)  # fmt: skip
+    assert f"/.{dest.name}." not in proc.stdout + proc.stderr, proc.stderr
+    assert [p.name for p in parent.iterdir()] == ([dest.name] if proc.returncode == 0 else [])
