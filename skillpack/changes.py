@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from skillpack._internal.canonical import canonical_json, same_json
+from skillpack._internal.words import plural
 from skillpack.manifest import FileEntry, Manifest, SkillEntry
 
 
@@ -48,7 +49,7 @@ class FileChange:
 
     def render(self) -> str:
         if self.kind == "added" and self.new:
-            return f"+ file {self.path} ({self.new.size} bytes)"
+            return f"+ file {self.path} ({plural(self.new.size, 'byte')})"
         if self.kind == "removed":
             return f"- file {self.path}"
         assert self.old is not None and self.new is not None
@@ -56,7 +57,7 @@ class FileChange:
             change = "set" if self.new.executable else "cleared"
             return f"~ file {self.path}: executable bit {change} (the skill entry is unchanged)"
         return (
-            f"~ file {self.path} ({self.old.size} -> {self.new.size} bytes, "
+            f"~ file {self.path} ({self.old.size} -> {plural(self.new.size, 'byte')}, "
             f"{_short(self.old.digest)} -> {_short(self.new.digest)})"
         )
 

@@ -386,6 +386,19 @@ register(
 )  # fmt: skip
 
 register(
+    Family("LNT", "lint", "`skillpack lint`, besides its [rules](rules.md)."),
+    _codes(
+        F,
+        ("LNT001", "no skill at all was found where lint looked",
+         "A tree without a single skill is a finding, not a pass: a pre-commit hook would "
+         "pass every commit. The message lists what was searched: the roots, and without "
+         "`roots` in the configuration the agent directories and catalog groups "
+         "([configuration.md](configuration.md#where-skills-are-found)). Put each skill in "
+         "a directory of its own with a `SKILL.md`, or set `roots`."),
+    ),
+)  # fmt: skip
+
+register(
     Family("DIF", "diff", "`skillpack diff A B`: exit 2 for any error (1 means different)."),
     _codes(
         U,

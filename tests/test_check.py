@@ -162,3 +162,23 @@ def test_skillpack_serve_passes_every_scenario_in_both_eras(tmp_path: Path) -> N
     # every file of the 5 example skills (11 entries, nested ones counted twice) was read
     assert statuses[("resources-read", "modern")]["checks"] >= 10
     assert statuses[("directory-read", "modern")]["checks"] > 20
+
+
+def test_the_table_cuts_long_problems_between_words_and_shows_them_whole() -> None:
+    """The first-problem column is cut at a space with an ellipsis, never inside a word,
+    and the whole problem is under 'more:' (issue 10 §6)."""
+    proc = run_cli("check", "--era", "modern", "--", *faulty("frontmatter"))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    (row,) = [line for line in lines if line.startswith("frontmatter ")]
+    cell = row.split("  ")[-1].strip()
+    assert cell.endswith("…") and len(cell) <= 90
+    shown = cell[:-1]
+    prefix = "  frontmatter (modern): "
+    whole = [
+        line[len(prefix) :]
+        for line in lines[lines.index("more:") :]
+        if line.startswith(prefix + shown)
+    ]
+    assert whole, "the whole first problem is listed under 'more:'"
+    assert len(whole[0]) > len(shown) and whole[0][len(shown)] == " "  # cut at a space

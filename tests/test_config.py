@@ -54,7 +54,10 @@ def test_prefix_changes_skill_paths_in_reports(tmp_path: Path) -> None:
 KEY = "invalid configuration key"
 BAD_CONFIGS = [
     ("skillpack.toml", "roots = 3\n", f"CFG004 {KEY} 'roots': 3 is not of type 'array'"),
-    ("skillpack.toml", "colour = true\n", f"CFG004 {KEY} '(top level)': Additional properties"),
+    # the offending key, not "(top level)" (issue 10 §6)
+    ("skillpack.toml", "colour = true\n", f"CFG004 {KEY} 'colour': unknown key; the keys here"),
+    ("skillpack.toml", "[lint]\nselct = []\n", f"CFG004 {KEY} 'lint.selct': unknown key"),
+    ("pyproject.toml", "[tool.skillpack]\nnam = 'x'\n", f"CFG004 {KEY} 'tool.skillpack.nam'"),
     ("skillpack.toml", "[lint]\nselect = ['E501']\n", f"CFG004 {KEY} 'lint.select.0'"),
     ("skillpack.toml", "[lint.severity]\nSP101 = 'fatal'\n", f"CFG004 {KEY} 'lint.severity.SP101'"),
     ("skillpack.toml", "[lint]\nselect = ['SP5']\n", f"CFG010 {KEY} 'lint.select': SP5 matches no"),
@@ -80,6 +83,20 @@ def test_bad_configuration_names_file_and_key_and_exits_2(
     assert first.startswith(f"{tmp_path / file}: "), first
     assert expected in first, first
     assert "Traceback" not in proc.stderr
+
+
+def test_the_schema_hint_names_a_file_the_user_has(tmp_path: Path) -> None:
+    """The hint of CFG004 points at the schema installed with skillpack (a pip user has
+    no checkout with a schemas/ folder), run from a directory far from the checkout."""
+    import json
+
+    write(tmp_path / "skillpack.toml", "colour = true\n")
+    proc = run_cli("lint", cwd=tmp_path)
+    assert proc.returncode == 2
+    (hint,) = [line for line in proc.stderr.splitlines() if line.startswith("  hint: ")]
+    path = Path(hint.rsplit(" ", 1)[-1])
+    assert path.is_absolute() and path.name == "config.schema.json"
+    assert "colour" not in json.loads(path.read_text("utf-8"))["properties"]
 
 
 def test_explicit_config_file(tmp_path: Path) -> None:

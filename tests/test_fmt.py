@@ -7,6 +7,7 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -127,13 +128,67 @@ def test_fmt_paths_select_skills(tmp_path: Path) -> None:
 
 def test_fmt_reports_what_it_cannot_format(tmp_path: Path) -> None:
     broken = _skill(tmp_path, "broken", "---\r\nname: broken\r\nmeta: &a x\r\n---\r\nbody\r\n")
+    before = broken.read_bytes()
     proc = run_cli("fmt", "skills", cwd=tmp_path)
     assert proc.returncode == 1
     assert (
         "skills/broken/SKILL.md:3:7: SP007 cannot format: anchor '&a' is not allowed" in proc.stderr
     )
-    # the line endings are still normalized; the frontmatter is left as written
-    assert broken.read_text() == "---\nname: broken\nmeta: &a x\n---\nbody\n"
+    # a file fmt cannot format is left as it is, line endings included (issue 10 §6)
+    assert broken.read_bytes() == before
+
+
+def test_fmt_never_changes_a_file_it_cannot_format_and_counts_it_once(tmp_path: Path) -> None:
+    broken = _skill(
+        tmp_path,
+        "broken",
+        "\ufeff---\r\nname: broken\r\na: &x 1\r\nb: yes\r\na: 2\r\n---\r\nbody",
+    )
+    clean = _skill(tmp_path, "clean", "---\nname: clean\ndescription: x\n---\nbody\n")
+    before = broken.read_bytes()
+    for args in (("--check",), ("--diff",), ()):
+        proc = run_cli("fmt", *args, "skills", cwd=tmp_path)
+        assert proc.returncode == 1, proc.stderr
+        assert broken.read_bytes() == before
+        assert "skills/broken" not in proc.stdout  # neither "would reformat" nor a diff
+        # every reason (the SP013 is fmt's to fix, not a reason), each file counted once
+        assert [line.split(" cannot format: ")[0] for line in proc.stderr.splitlines()[:-1]] == [
+            "skills/broken/SKILL.md:3:4: SP007",
+            "skills/broken/SKILL.md:5:1: SP010",
+        ]
+        verb = "reformatted" if not args else "would be reformatted"
+        assert proc.stderr.splitlines()[-1] == (
+            f"0 files {verb}, 1 left unchanged, 1 could not be formatted"
+        )
+    assert clean.read_text() == "---\nname: clean\ndescription: x\n---\nbody\n"
+
+
+def test_fmt_refuses_an_oversized_frontmatter_like_lint(tmp_path: Path) -> None:
+    entries = "".join(f"k{i}: [[value, {i}], yes]\n" for i in range(60_000))  # about 1.6 MB
+    path = _skill(tmp_path, "huge", f"---\nname: huge\ndescription: x\n{entries}---\nbody\n")
+    before = path.read_bytes()
+    proc = run_cli("fmt", "--check", "skills", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        "skills/huge/SKILL.md:2:1: SP012 cannot format: frontmatter is larger than 64 KiB",
+        "0 files would be reformatted, 0 left unchanged, 1 could not be formatted",
+    ]
+    assert path.read_bytes() == before
+    proc, report = lint_json(tmp_path, "skills")
+    assert [f["code"] for f in report["findings"] if f["code"].startswith("SP0")] == ["SP012"]
+
+
+def test_format_refuses_the_size_before_reading_any_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    import skillpack.lint.fmt as fmt
+
+    def no_yaml(block: str) -> None:
+        raise AssertionError("the YAML of an oversized block was read")
+
+    monkeypatch.setattr(fmt, "yaml_events", no_yaml)
+    text = "---\nname: x\nd: " + "y" * (65 * 1024) + "\n---\n"
+    formatted, error = format_text(text)
+    assert error is not None and error.code == "SP012"
+    assert formatted == text
 
 
 def test_lint_fix_applies_only_enabled_fixes(tmp_path: Path) -> None:

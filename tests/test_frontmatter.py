@@ -107,6 +107,62 @@ def test_ambiguous_keys_and_items_are_refused_too() -> None:
     assert (error.code, error.line, error.column) == ("SP013", 2, 11)
 
 
+def _codes(error: FrontmatterError) -> list[tuple[str, int, int]]:
+    return [(r.code, r.line, r.column) for r in error.refusals]
+
+
+def test_every_refusal_of_a_block_is_found_in_file_order() -> None:
+    error = _refusal(
+        "---\nname: x\na: yes\nb: no\nc: on\nm:\n  d: off\n  e: 010\nlist: [y, 1_000]\n---\n"
+    )
+    assert _codes(error) == [
+        ("SP013", 3, 4),
+        ("SP013", 4, 4),
+        ("SP013", 5, 4),
+        ("SP013", 7, 6),
+        ("SP013", 8, 6),
+        ("SP013", 9, 8),
+        ("SP013", 9, 11),
+    ]
+    assert error is error.refusals[0]  # the first is the one raised
+
+
+def test_refusals_of_different_kinds_are_all_found() -> None:
+    error = _refusal(
+        '---\na: !!str 1\nb: &x w\nc: *x\nb: 2\n1: z\n<<: {k: v}\nd: 1e400\ne: "x\\Ly"\n---\n'
+    )
+    assert [code for code, _, _ in _codes(error)] == [
+        "SP006", "SP007", "SP007", "SP010", "SP009", "SP008", "SP015", "SP014",
+    ]  # fmt: skip
+
+
+def test_refusals_before_a_syntax_error_are_kept_with_it() -> None:
+    error = _refusal("---\na: yes\nb: [c\n---\n")
+    assert [code for code, _, _ in _codes(error)] == ["SP013", "SP003"]
+
+
+def test_every_line_separator_and_directive_is_refused_on_the_raw_text() -> None:
+    error = _refusal("---\na: x\u2028y\nb: x\u0085y\u0085\n%YAML 1.2\n---\n")
+    assert _codes(error) == [("SP014", 2, 5), ("SP014", 3, 5), ("SP014", 3, 7), ("SP005", 4, 1)]
+
+
+def test_an_oversized_block_is_refused_alone_and_unread() -> None:
+    error = _refusal("---\na: yes\nb: " + "x" * (64 * 1024) + "\n---\n")
+    assert _codes(error) == [("SP012", 2, 1)]
+
+
+def test_a_key_is_called_a_key() -> None:
+    error = _refusal("---\non: push\nvalue: off\n---\n")
+    assert [r.message.split(" is ")[0] for r in error.refusals] == [
+        "key 'on'",
+        "plain value 'off'",
+    ]
+    assert _refusal("---\n9007199254740993: x\n---\n").message.startswith(
+        "key '9007199254740993' is an integer"
+    )
+    assert "key contains" in _refusal('---\n"k\\L": x\n---\n').message
+
+
 def test_missing_and_unterminated_fences_and_encoding() -> None:
     assert (_refusal("name: x\n").code, _refusal("").code) == ("SP001", "SP001")
     error = _refusal("---\nname: x\n\nbody\n")

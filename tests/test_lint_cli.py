@@ -364,3 +364,27 @@ def test_the_typer_app_forwards_lint_and_fmt(
     assert run(["fmt", "--check", str(tree / "skills")]) == 0
     assert run(["lint", "--bogus"]) == 2
     assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_every_frontmatter_finding_is_reported_and_fix_counts_them(tmp_path: Path) -> None:
+    """Issue 10 §6: six ambiguous values are six findings, not the first one only, and
+    ``--fix`` says it fixed six; the other refusals of the same block are reported too."""
+    values = ["yes", "Off", "010", "1_000", "2024-01-31", "0o17"]
+    extra = "metadata:\n" + "".join(f"  k{i}: {v}\n" for i, v in enumerate(values))
+    write(tmp_path / "s" / "six" / "SKILL.md", skill_md("six", extra))
+    proc, report = lint_json(tmp_path, "s")
+    assert proc.returncode == 1
+    assert [(f["code"], f["line"]) for f in report["findings"]] == [
+        ("SP013", line) for line in range(5, 11)
+    ]
+    proc = run_cli("lint", "--fix", "s", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stderr.startswith("Fixed 6 issues; all checks passed")
+
+    write(tmp_path / "t" / "mixed" / "SKILL.md", skill_md("mixed", "on: x\nb: &a 1\nb: 2\n"))
+    proc, report = lint_json(tmp_path, "t")
+    assert [(f["code"], f["line"], f["message"]) for f in report["findings"]] == [
+        ("SP013", 4, "key 'on' is a boolean in YAML 1.1 but a string in YAML 1.2"),
+        ("SP007", 5, "anchor '&a' is not allowed"),
+        ("SP010", 6, "duplicate key 'b'"),
+    ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp_wire import META, VERSION, Server, check, modern_params
 
 from tests.conftest import EXAMPLES
@@ -262,3 +264,76 @@ def test_the_typer_app_forwards_serve(tmp_path: Path) -> None:
     assert helped.returncode == 0 and b"--no-directory-read" in helped.stdout
     wrong = typer_app("serve", "--bogus", str(SKILLS))
     assert wrong.returncode == 2 and b"--bogus" in wrong.stderr
+
+
+def test_uris_match_after_rfc3986_normalization_and_nothing_else(tmp_path: Path) -> None:
+    """resources/read, skills/get and directory reads find a file by any spelling RFC 3986
+    calls the same (scheme case, percent-encoding case, encoded unreserved characters),
+    and still refuse everything the bundle does not publish (issue 10 §6)."""
+    from tests.lintutil import skill_md, write
+
+    write(tmp_path / "notes" / "SKILL.md", skill_md("notes"))
+    write(tmp_path / "notes" / "refs" / "café.md", "accents\n")
+    with Server(tmp_path) as server:
+        canonical = server.modern("resources/read", uri="skill://notes/refs/caf%C3%A9.md")
+        assert canonical["contents"][0]["text"] == "accents\n"
+        for spelling in (
+            "skill://notes/refs/caf%c3%a9.md",
+            "SKILL://notes/refs/caf%C3%a9.md",
+            "Skill://%6Eotes/%72efs/caf%C3%A9.md",  # encoded unreserved letters
+        ):
+            result = server.modern("resources/read", uri=spelling)
+            assert result["contents"] == canonical["contents"], spelling
+        skill = server.modern("skills/get", uri="SKILL://notes/%53KILL.md")
+        assert skill["skill"]["uri"] == "skill://notes/SKILL.md"
+        listing = server.modern("resources/directory/read", uri="skill://notes/%72efs")
+        assert [r["uri"] for r in listing["resources"]] == ["skill://notes/refs/caf%C3%A9.md"]
+        for method, uri in [
+            ("resources/read", "skill://notes/refs/../SKILL.md"),  # dot segments match nothing
+            ("resources/read", "skill://notes/refs/%2E%2E/SKILL.md"),
+            ("resources/read", "skill://notes/refs%2Fcaf%C3%A9.md"),  # an encoded '/' stays one
+            ("resources/read", "skill://NOTES/SKILL.md"),  # the authority is not case-folded
+            ("resources/read", "skill://notes/SKILL.md%00"),
+            ("resources/read", "skill://notes/refs/caf%C3%A9.md/"),
+            ("resources/read", "file:///etc/passwd"),
+            ("resources/read", "skill://notes/../../etc/passwd"),
+            ("skills/get", "skill://notes/refs/caf%c3%a9.md"),  # a file, not a skill
+            ("resources/directory/read", "skill://notes/refs/caf%c3%a9.md"),
+        ]:
+            error = server.modern_error(method, uri=uri)
+            assert error["code"] == -32602, (method, uri, error)
+            assert error["data"] == {"uri": uri}
+        assert (
+            "is not a directory resource"
+            in server.modern_error(
+                "resources/directory/read", uri="skill://notes/refs/caf%c3%a9.md"
+            )["message"]
+        )
+        assert (
+            "is a directory resource"
+            in server.modern_error("resources/read", uri="SKILL://notes/refs")["message"]
+        )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=1, max_size=30).filter(lambda s: "\x00" not in s), st.data())
+def test_served_uris_are_in_normal_form(path: str, data: st.DataObject) -> None:
+    """Every URI a bundle publishes is its own normal form, and any spelling of it with
+    the scheme or the hex digits in another case, or an unreserved character encoded,
+    normalizes back to it."""
+    import re
+
+    from skillpack._internal.uri import file_uri, normalize_uri
+
+    uri = file_uri("notes", path)
+    assert normalize_uri(uri) == uri
+
+    def respell(match: re.Match[str]) -> str:
+        text = match.group(0)
+        if text.startswith("%"):
+            return text.lower() if data.draw(st.booleans()) else text
+        return f"%{ord(text):02x}" if data.draw(st.booleans()) else text
+
+    body = re.sub(r"%[0-9A-F]{2}|[A-Za-z0-9~._-]", respell, uri[len("skill://") :])
+    scheme = data.draw(st.sampled_from(["skill://", "SKILL://", "Skill://"]))
+    assert normalize_uri(scheme + body) == uri

@@ -53,11 +53,45 @@ def _validator(name: str) -> Any:
     return jsonschema.validators.validator_for(schema)(inlined)
 
 
-def validation_errors(name: str, instance: object) -> list[tuple[str, str]]:
-    """Validate ``instance`` against schema ``name``: a sorted list of (json-path, message)."""
+def _unknown_keys(err: Any) -> list[str]:
+    """The keys an ``additionalProperties: false`` error is about, sorted."""
+    import re
+
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    known = set(schema.get("properties", {}))
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    return sorted(
+        str(key)
+        for key in err.instance
+        if key not in known and not any(p.search(str(key)) for p in patterns)
+    )
+
+
+def validation_errors(
+    name: str, instance: object, *, name_unknown_keys: bool = False
+) -> list[tuple[str, str]]:
+    """Validate ``instance`` against schema ``name``: a sorted list of (json-path, message).
+
+    With ``name_unknown_keys``, a key the schema does not allow is named by its own path
+    (``lint.selct``, not the table holding it), with the keys allowed there; otherwise
+    the messages are jsonschema's.
+    """
     validator = _validator(name)
     out = []
     for err in validator.iter_errors(instance):
-        path = ".".join(str(p) for p in err.absolute_path) or "(top level)"
-        out.append((path, err.message))
+        base = [str(p) for p in err.absolute_path]
+        unknown = (
+            _unknown_keys(err)
+            if name_unknown_keys
+            and err.validator == "additionalProperties"
+            and err.validator_value is False
+            and isinstance(err.instance, dict)
+            else []
+        )
+        if unknown:
+            known = sorted(err.schema.get("properties", {}))
+            allowed = f"; the keys here are {', '.join(known)}" if known else ""
+            out += [(".".join([*base, key]), f"unknown key{allowed}") for key in unknown]
+            continue
+        out.append((".".join(base) or "(top level)", err.message))
     return sorted(out)

@@ -62,3 +62,28 @@ def is_valid_segment(segment: str) -> bool:
 def is_valid_authority(segment: str) -> bool:
     """An RFC 3986 reg-name made of unreserved characters, not empty."""
     return is_valid_segment(segment)
+
+
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_PERCENT_RE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _normal_octet(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+
+def normalize_uri(uri: str) -> str:
+    """``uri`` after the RFC 3986 normalizations that never change what a URI names
+    (section 6.2.2): the scheme in lowercase, a percent-encoded unreserved character
+    decoded (``%7E`` is ``~``), every other percent-encoding in uppercase hex (``%c3%a9``
+    is ``%C3%A9``). Nothing else changes: reserved characters stay encoded or not as
+    sent, dot segments stay (a served URI has none, so they match nothing), and the
+    authority keeps its case. URIs the bundle publishes are already in this form."""
+    scheme = _SCHEME_RE.match(uri)
+    if scheme is not None and not scheme.group(0).islower():
+        uri = scheme.group(0).lower() + uri[scheme.end() :]
+    if "%" in uri:
+        uri = _PERCENT_RE.sub(_normal_octet, uri)
+    return uri

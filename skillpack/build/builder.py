@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillpack._internal.fsutil import atomic_writer, write_if_changed
+from skillpack._internal.words import plural
 from skillpack.build.pipeline import Refusal, one_pass
 from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
 from skillpack.bundle.zipformat import dos_datetime
@@ -21,7 +22,7 @@ from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError
 from skillpack.lockfile.lock import LockError, check_lock
 from skillpack.signing.policy import SigningOptions
 from skillpack.source.config import Config
-from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover
+from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover, where_searched
 
 Progress = Callable[[int, int], None]
 
@@ -98,12 +99,13 @@ def build(
             f"no skills found under {roots} (a skill is a directory holding SKILL.md)",
             Location(config.source_display),
             hint="check the path given and the 'roots' of the configuration",
+            details=where_searched(tree)[1],
         )
     unreadable = _unreadable(tree)
     if unreadable:
         raise SkillpackError(
             "BLD006",
-            f"{len(unreadable)} path(s) in the skill tree cannot be read",
+            f"{plural(len(unreadable), 'path')} in the skill tree cannot be read",
             hint="fix the permissions or exclude them",
             exit_code=EXIT_FINDINGS,
             details=unreadable[:20],

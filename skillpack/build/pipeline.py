@@ -30,6 +30,7 @@ from pathlib import Path
 from skillpack._internal.canonical import JSONValue
 from skillpack._internal.parallel import default_jobs, map_ranges
 from skillpack._internal.pickling import ByFields
+from skillpack._internal.words import plural
 from skillpack.bundle.writer import Compression, PreparedEntry, archive_name, prepare_entry
 from skillpack.content import ContentSource, KeptSource, TreeSource
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
@@ -214,9 +215,9 @@ class Refusal:
 
         return SkillpackError(
             self.code,
-            f"lint found {len(findings)} error(s); {self.outcome}",
+            f"lint found {plural(len(findings), 'error')}; {self.outcome}",
             self.location,
-            self.hint,
+            self.hint.replace("fix them", "fix it") if len(findings) == 1 else self.hint,
             EXIT_FINDINGS,
             [f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[: self.shown]],
         )

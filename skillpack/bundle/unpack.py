@@ -15,11 +15,11 @@ import contextlib
 import os
 import shutil
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from skillpack._internal.fsutil import atomic_write
+from skillpack._internal.staging import make_staging, shown_as
 from skillpack.bundle.reader import Bundle, open_bundle
 from skillpack.bundle.writer import archive_files
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError
@@ -104,10 +104,11 @@ def unpack_bundle(path: Path, dest: Path, *, force: bool = False) -> UnpackResul
             count = _write_tree(bundle, dest)
         else:
             dest.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+            tmp = make_staging(dest)
             try:
                 os.chmod(tmp, 0o755)
-                count = _write_tree(bundle, tmp)
+                with shown_as(tmp, dest):
+                    count = _write_tree(bundle, tmp)
                 os.rename(tmp, dest)
             except BaseException:
                 with contextlib.suppress(OSError):

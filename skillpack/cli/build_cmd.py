@@ -99,7 +99,7 @@ def build_command(
     print(f"  {result.digest}")
     print(
         f"  {plural(result.skills, 'skill')}, {plural(result.files, 'file')}, "
-        f"{result.size} bytes (lint: {result.lint})"
+        f"{plural(result.size, 'byte')} (lint: {result.lint})"
     )
     if result.signature is not None:
         print(f"signed: wrote {display_path(result.signature)}")

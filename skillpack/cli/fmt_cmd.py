@@ -17,7 +17,8 @@ app = CommandApp()
 @app.command(
     "fmt",
     epilog="Comments and the body are kept (the body's line endings become LF and it ends "
-    "with a newline). Exit status: 0 done or nothing to change, 1 files would change "
+    "with a newline); a file whose frontmatter cannot be read is reported and left as it "
+    "is. Exit status: 0 done or nothing to change, 1 files would change "
     "(--check, --diff) or could not be formatted, 2 usage or configuration error.",
 )
 def fmt_command(
@@ -56,11 +57,12 @@ def fmt_command(
             sys.stdout.write(f"would reformat {shown}\n")
     sys.stdout.flush()
     for path, error in outcome.failed:
-        print(
-            f"{display_path(path)}:{error.line}:{error.column}: {error.code} cannot format: "
-            f"{error.message}",
-            file=sys.stderr,
-        )
+        for refusal in error.refusals:
+            print(
+                f"{display_path(path)}:{refusal.line}:{refusal.column}: {refusal.code} "
+                f"cannot format: {refusal.message}",
+                file=sys.stderr,
+            )
     changed = len(outcome.changed)
     verb = "would be reformatted" if dry_run else "reformatted"
     tail = f", {len(outcome.failed)} could not be formatted" if outcome.failed else ""

@@ -63,16 +63,16 @@ def inspect_command(
         return
     totals = info["totals"]
     print(f"bundle {shown}: {info['name']} {info['version']}")
-    print(f"  format {info['format']}, {info['size']} bytes, {info['sha256']}")
+    print(f"  format {info['format']}, {plural(info['size'], 'byte')}, {info['sha256']}")
     print(f"  lock {info['lock-digest']}")
     for skill in info["skills"]:
         files = skill["resources"]
         size = sum(f["size"] for f in files)
-        print(f"skill {skill['path']} ({plural(len(files), 'file')}, {size} bytes)")
+        print(f"skill {skill['path']} ({plural(len(files), 'file')}, {plural(size, 'byte')})")
         for f in skill["files"]:
             mark = " x" if f["executable"] else ""
             print(f"  {f['size']:>9}  {f['digest']}  {f['path']}{mark}")
     print(
         f"total: {plural(totals['skills'], 'skill')}, {plural(totals['files'], 'file')}, "
-        f"{totals['bytes']} bytes"
+        f"{plural(totals['bytes'], 'byte')}"
     )

@@ -77,10 +77,12 @@ def lint_command(
         summary,
         use_colour,
     )
-    from skillpack.source.targets import resolve_targets
+    from skillpack.source.targets import no_skills_found, resolve_targets
 
     given = paths or []
     targets = resolve_targets(given, config)
+    if not targets.tree.skills:
+        raise no_skills_found(targets.tree)
     options = LintOptions.from_config(
         targets.config,
         split_selectors(select) or None,

@@ -9,14 +9,14 @@ import sys
 import time
 from typing import Any, TextIO
 
+from skillpack._internal.words import plural
+
+__all__ = ["ProgressBar", "echo_json", "plural"]
+
 
 def echo_json(value: Any) -> None:
     """``value`` as indented JSON on stdout (non-ASCII kept), with a final newline."""
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class ProgressBar:

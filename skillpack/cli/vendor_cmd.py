@@ -43,6 +43,7 @@ def vendor_command(
     Without --into, list the skills; with it, verify every file against the listed
     digests and write the skills into DIR, ready to lock and build.
     """
+    from skillpack._internal.words import plural
     from skillpack.client import McpSession, StdioConnection, entry_from_wire, pull
     from skillpack.client.verify import DynamicEntry
 
@@ -61,7 +62,8 @@ def vendor_command(
                 if isinstance(entry, DynamicEntry):
                     print(f"{entry.uri}\tdynamic")
                 else:
-                    print(f"{entry.uri}\t{len(entry.files)} files\t{entry.total_size} bytes")
+                    files = plural(len(entry.files), "file")
+                    print(f"{entry.uri}\t{files}\t{plural(entry.total_size, 'byte')}")
             return 0
         report = pull(
             session,
@@ -72,7 +74,8 @@ def vendor_command(
             origin=shlex.join(command),
         )
     print(
-        f"pulled {len(report.skills)} skills, {report.files} files, {report.bytes} bytes "
+        f"pulled {plural(len(report.skills), 'skill')}, {plural(report.files, 'file')}, "
+        f"{plural(report.bytes, 'byte')} "
         f"into {report.into} (every file verified)"
     )
     for uri in report.dynamic:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillpack._internal.staging import make_staging, shown_as
 from skillpack._internal.uri import SKILL_MD, decode_path
 from skillpack.client.session import McpSession
 from skillpack.client.verify import (
@@ -102,17 +102,18 @@ def pull(
         )
     report = PullReport(into)
     into.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{into.name}.pull-", dir=into.parent))
+    staging = make_staging(into, "pull-")
     try:
-        written: dict[str, str] = {}  # uri -> digest (nested skills share files)
-        for item in chosen:
-            entry = entry_from_wire(item, allow_dynamic=allow_dynamic)
-            base = safe_relative(decode_path(entry.skill_path), entry.uri)
-            if isinstance(entry, DynamicEntry):
-                _pull_dynamic(session, entry, staging / base, report)
-                continue
-            _pull_entry(session, entry, staging, base, written, report)
-        _write_config(staging, session, origin)
+        with shown_as(staging, into):
+            written: dict[str, str] = {}  # uri -> digest (nested skills share files)
+            for item in chosen:
+                entry = entry_from_wire(item, allow_dynamic=allow_dynamic)
+                base = safe_relative(decode_path(entry.skill_path), entry.uri)
+                if isinstance(entry, DynamicEntry):
+                    _pull_dynamic(session, entry, staging / base, report)
+                    continue
+                _pull_entry(session, entry, staging, base, written, report)
+            _write_config(staging, session, origin)
         _replace(staging, into)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
+from skillpack._internal.words import shorten
 from skillpack.client.session import McpSession
 from skillpack.client.transport import RpcError, StdioConnection, TransportError
 from skillpack.client.verify import VerificationError
@@ -86,7 +87,7 @@ def render_table(outcomes: Sequence[Outcome], color: bool = False) -> str:
     rows = [("scenario", "era", "status", "checks", "first problem")]
     for o in outcomes:
         problem = (o.failures or o.warnings or [o.skipped or ""])[0]
-        rows.append((o.scenario, o.era, o.status, str(o.checks), problem[:90]))
+        rows.append((o.scenario, o.era, o.status, str(o.checks), shorten(problem, 90)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = []
     for index, row in enumerate(rows):
@@ -96,7 +97,9 @@ def render_table(outcomes: Sequence[Outcome], color: bool = False) -> str:
         lines.append("  ".join(cells).rstrip())
     details = []
     for o in outcomes:
-        for message in o.failures[1:] + (o.warnings[1:] if not o.failures else o.warnings):
+        first = (o.failures or o.warnings or [o.skipped or ""])[0]
+        cut = [first] if shorten(first, 90) != first else []  # the table shows it cut
+        for message in cut + o.failures[1:] + (o.warnings[1:] if not o.failures else o.warnings):
             details.append(f"  {o.scenario} ({o.era}): {message}")
     if details:
         lines += ["", "more:", *details[:200]]

@@ -393,14 +393,28 @@ _RULES: tuple[Rule, ...] = (
         "skills/pdf-processing/skill.md",
         "Rename the file to SKILL.md (use 'git mv' on case-insensitive file systems).",
     ),
+    _r(
+        "SP212", "conflicting-skill-copies", ERROR,
+        "Two directories give the same skill path with different files.",
+        "A bundle holds one skill per skill path. The same skill installed for several "
+        "agents (.agents/skills/x and .claude/skills/x, identical) is published once; copies "
+        "that differ cannot both be, and only the first found is: the other agents' copy "
+        "is not what the bundle serves.",
+        ".agents/skills/review/SKILL.md and .claude/skills/review/SKILL.md differ",
+        "Make the copies the same (reinstall the skill for every agent), remove one, or "
+        "rename one of them.",
+    ),
     # --- SP3xx: files ------------------------------------------------------------------
     _r(
         "SP301", "symlink", WARNING,
-        "A symbolic link inside a skill is not published.",
+        "A symbolic link inside a skill, or an agent directory that is one, is not followed.",
         "skillpack never follows links: a link could point outside the skill (leaking files) "
-        "or change after the lock is written. The skill is published without it.",
-        "references/shared.md -> ../../shared/guide.md",
-        "Replace the link with a copy of the file, or exclude it if it is not needed.",
+        "or change after the lock is written. The skill is published without it. An agent "
+        "directory (.claude/skills...) that links to another directory searched is found "
+        "there; one that links elsewhere is not searched.",
+        "references/shared.md -> ../../shared/guide.md\n.cursor/skills -> /home/me/skills",
+        "Replace the link with a copy of the file, or exclude it if it is not needed; move "
+        "linked skills into the project, or name their directory in 'roots'.",
     ),
     _r(
         "SP302", "hard-link", WARNING,
@@ -465,18 +479,25 @@ _RULES: tuple[Rule, ...] = (
         "publish.",
         "The model follows these references by reading skill://<skill-path>/<path>; a "
         "missing, excluded or misspelled file fails at the moment the skill is used. "
-        "Backticked paths are checked when their first directory exists in the skill "
-        "(e.g. `references/x.md` when references/ exists) or they start with './'.",
+        "References are what a reader takes for one: Markdown links and images, and inline "
+        "code that is a plain relative path and nothing else (`references/x.md`, not "
+        "`go test ./...`, `python scripts/x.py in.pdf`, `scripts/*.py` or `path/to/...`). "
+        "Such a backticked path is checked when its first directory exists in the skill "
+        "(e.g. `references/x.md` when references/ exists) or it starts with './'; "
+        "`src/app.py` is the user's code, not the skill's.",
         "See [the form guide](references/FORMS.md) and `scripts/extract.py`.\n"
         "(references/FORMS.md does not exist)",
         "Fix the path, add the file, or make sure it is not excluded from publishing.",
     ),
     _r(
         "SP404", "reference-outside-skill", ERROR,
-        "A link or backticked path in SKILL.md leaves the skill directory ('..') or is absolute.",
+        "A link or backticked path in SKILL.md is absolute, or leaves the skill for a file "
+        "the bundle does not hold where the reference resolves.",
         "Hosts resolve references against the skill root URI and never serve files outside "
-        "the skill; the reference cannot work for anyone who installs the skill.",
-        "See [shared rules](../shared/rules.md).",
+        "the bundle; the reference cannot work for anyone who installs the skill. A "
+        "reference to a file of another skill of the same tree, under the URI it resolves "
+        "to, is SP408 instead.",
+        "See [shared rules](../../docs/rules.md).  (docs/ holds no skill)",
         "Copy the file into the skill (e.g. references/rules.md) and link to that.",
     ),
     _r(
@@ -495,6 +516,18 @@ _RULES: tuple[Rule, ...] = (
         "\\ufeff---\nname: pdf-processing",
         "Remove the BOM: `skillpack fmt` or `skillpack lint --fix`.",
         fixable=True,
+    ),
+    _r(
+        "SP408", "reference-to-another-skill", WARNING,
+        "A link or backticked path in SKILL.md names a file of another skill of the tree.",
+        "The file is in the bundle, under the URI the reference resolves to "
+        "(`../pdf/references/forms.md` from skill://docx is skill://pdf/references/forms.md), "
+        "so hosts that install the whole bundle can follow it; but the skill is not "
+        "self-contained: installed alone, or read by a host that resolves the reference "
+        "against the skill's own root only, it breaks.",
+        "See [the shared form guide](../pdf/references/forms.md).",
+        "Copy the file into the skill if it must work on its own, or ignore SP408 for "
+        "skills that are always installed together.",
     ),
     _r(
         "SP407", "missing-final-newline", INFO,

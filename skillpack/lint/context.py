@@ -3,6 +3,7 @@ with its ``SKILL.md`` read and parsed once, lazily."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 from skillpack._internal.uri import SKILL_MD
 from skillpack.lint.finding import Finding
 from skillpack.lint.selection import LintOptions
-from skillpack.source.discovery import SourceFile, SourceSkill, SourceTree
+from skillpack.source.discovery import SourceFile, SourceSkill, SourceTree, is_within
 from skillpack.source.entries import WHOLE_READ_MAX, read_file
 from skillpack.source.frontmatter import (
     BOM,
@@ -33,6 +34,54 @@ class RunContext:
     paths: tuple[Path, ...] | None = None
     #: files already scanned for content (nested skills share their files with parents)
     scanned: set[Path] = field(default_factory=set)
+    _published: dict[str, list[tuple[SourceSkill, str]]] | None = field(default=None, repr=False)
+
+    def published_as(self, path: Path | str) -> list[tuple[SourceSkill, str]]:
+        """The skills of the tree that publish the file at ``path`` (absolute, normalized),
+        each with the file's path in it (nested skills share files with their parents);
+        for a directory, the skills publishing files below it, with its path in them
+        (``""``: the skill's own directory).
+
+        A skill found but not collected (``discover(within=...)``, a pre-commit run) is
+        judged from the disk: a regular file below it, not under a dot entry, counts as
+        published (exclude patterns aside), so that a run on some files reports what a
+        run on the whole tree reports.
+        """
+        if os.path.isdir(path) and not os.path.islink(path):
+            return self._published_dir(str(path))
+        if self._published is None:
+            published: dict[str, list[tuple[SourceSkill, str]]] = {}
+            for skill in self.tree.skills:
+                for f in skill.files:
+                    published.setdefault(str(f.path), []).append((skill, f.rel))
+            self._published = published
+        found = list(self._published.get(str(path), []))
+        for skill in self.tree.skills:
+            if skill.complete or not is_within(path, skill.directory):
+                continue
+            rel = Path(path).relative_to(skill.directory).as_posix()
+            if any(part.startswith(".") for part in rel.split("/")):
+                continue
+            if os.path.isfile(path) and not os.path.islink(path):
+                found.append((skill, rel))
+        return found
+
+    def _published_dir(self, path: str) -> list[tuple[SourceSkill, str]]:
+        found = []
+        below = path.rstrip(os.sep) + os.sep
+        for skill in self.tree.skills:
+            if not is_within(path, skill.directory):
+                continue
+            rel = (
+                ""
+                if path == str(skill.directory)
+                else Path(path).relative_to(skill.directory).as_posix()
+            )
+            if any(part.startswith(".") for part in rel.split("/") if part):
+                continue
+            if not skill.complete or any(str(f.path).startswith(below) for f in skill.files):
+                found.append((skill, rel))
+        return found
 
     def requested(self, path: Path) -> bool:
         """Whether ``path`` lies under (or is) one of the requested paths."""

@@ -33,6 +33,7 @@ from skillpack.source.frontmatter import (
     AMBIGUOUS_SCALAR,
     BOM,
     FrontmatterError,
+    check_block,
     decode_skill_md,
     parse_yaml_subset,
     resolve_plain,
@@ -63,7 +64,9 @@ class FormatOptions:
 class FormatResult:
     """The normalized bytes, and why the frontmatter could not be normalized (if so).
 
-    When ``error`` is set, only the line-ending, BOM and final-newline changes were made.
+    When ``error`` is set, only the line-ending, BOM and final-newline changes were made
+    (``lint --fix`` writes those; ``fmt`` leaves a file it cannot format as it is).
+    ``error.refusals`` holds every reason.
     """
 
     data: bytes
@@ -182,6 +185,8 @@ def format_text(
 
     try:
         block, block_line, _, _, _ = split_frontmatter(text)
+        # the refusals made on the raw text (size first) come before any YAML is read
+        check_block(block, block_line - 1)
     except FrontmatterError as exc:
         return text, exc
     start = text.index("\n") + 1
@@ -248,10 +253,11 @@ def format_files(
     paths: Iterable[Path], write: bool = True, options: FormatOptions = FormatOptions()
 ) -> FormatOutcome:
     """Normalize each file; when ``write``, rewrite the changed ones atomically (keeping
-    their permissions). Files whose frontmatter cannot be read still get the line-ending,
-    BOM and final-newline fixes, and are listed in ``failed``."""
+    their permissions). A file that cannot be formatted is listed in ``failed`` only and
+    left as it is; each file (the same path given twice counts once) is in exactly one of
+    ``changed``, ``unchanged`` and ``failed``."""
     outcome = FormatOutcome()
-    for path in paths:
+    for path in dict.fromkeys(paths):
         try:
             data = path.read_bytes()
             mode = stat.S_IMODE(os.stat(path).st_mode)
@@ -263,6 +269,7 @@ def format_files(
         result = format_skill_md(data, options)
         if result.error is not None:
             outcome.failed.append((path, result.error))
+            continue
         if result.data == data:
             outcome.unchanged += 1
             continue

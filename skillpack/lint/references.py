@@ -1,8 +1,15 @@
-"""File references in a ``SKILL.md`` body: relative Markdown links and backticked paths.
+"""File references in a ``SKILL.md`` body: what a reader takes for a reference to a file.
 
-This is a line scanner for the few Markdown constructs that name files, not a Markdown
-parser: fenced code blocks are skipped, inline code spans are read as candidate paths
-and blanked before links are looked for, so a link inside code is not a link.
+Two constructs are references: Markdown links and images (``[text](path)``,
+``![alt](path)``, ``[label]: path``) with a local destination, and inline code that is
+a plain relative path and nothing else (```references/FORMS.md```). Inline code holding a
+command or a pattern is not: ```go test ./...```, ```python scripts/fill.py in.pdf```,
+```scripts/*.py```, ```$HOME/.config```, ```path/to/...``` (spaces, shell syntax, globs and
+ellipses make it something else than a path).
+
+This is a line scanner for those constructs, not a Markdown parser: fenced code blocks are
+skipped, inline code spans are read as candidate paths and blanked before links are
+looked for, so a link inside code is not a link.
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ _LINK_RE = re.compile(
 )
 _DEFINITION_RE = re.compile(r" {0,3}\[[^\]]+\]:\s*(<[^<>]*>|\S+)")
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-# a backticked path: segments of path characters separated by '/', no spaces or globs
-_WORD_RE = re.compile(r"\S+")
-_CODE_PATH_RE = re.compile(r"(?:\./)?(?:\.\./)*[\w@+~.-]+(?:/[\w@+~.-]+)*/?")
+# inline code that is a plain relative path: '/'-separated segments of letters, digits and
+# '_', '+', '.', '-' (no space, no shell syntax: $ ~ * ? [ ] { } | & ; < > ( ) = ' " \ : #),
+# with at least one '/' and not starting with '-' (an option) or '/' (absolute)
+_CODE_PATH_RE = re.compile(r"(?!-)[\w+.-]+(?:/[\w+.-]+)+/?|(?!-)[\w+.-]+/")
+_ELLIPSIS_RE = re.compile(r"\.\.\.|…")
 
 
 @dataclass(frozen=True)
@@ -75,11 +84,12 @@ def scan(body: str) -> Iterator[Reference]:
         if "`" in line:
             masked = list(line)
             for span in _CODE_SPAN_RE.finditer(line):
-                # each word of the span: `python scripts/fill.py in.pdf` names scripts/fill.py
-                for word in _WORD_RE.finditer(span.group(2)):
-                    text = word.group(0)
-                    if "/" in text and _CODE_PATH_RE.fullmatch(text):
-                        yield Reference(text, text, index, span.start(2) + word.start(), CODE)
+                text = span.group(2)
+                if text.startswith(" ") and text.endswith(" ") and text.strip():
+                    text = text[1:-1]  # CommonMark strips one space from each end
+                if is_plain_path(text):
+                    column = span.start(2) + span.group(2).index(text)
+                    yield Reference(text, text, index, column, CODE)
                 masked[span.start() : span.end()] = " " * (span.end() - span.start())
             line = "".join(masked)
         if "](" in line:
@@ -93,6 +103,13 @@ def scan(body: str) -> Iterator[Reference]:
                 target = _link_target(definition.group(1))
                 if target is not None:
                     yield Reference(target, definition.group(1), index, definition.start(1), LINK)
+
+
+def is_plain_path(text: str) -> bool:
+    """Whether inline code ``text`` is a plain relative path a reader takes for a file or
+    directory reference: ``references/x.md``, ``./scripts/run.sh``, ``../other/SKILL.md``,
+    ``assets/`` (not ``go test ./...``, ``scripts/*.py``, ``~/x/y``, ``a/.../b``)."""
+    return _CODE_PATH_RE.fullmatch(text) is not None and _ELLIPSIS_RE.search(text) is None
 
 
 def normalize(target: str) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpack._internal.version import __version__
+from skillpack._internal.words import plural
 from skillpack.lint.catalog import ERROR, INFO, RULES, WARNING
 from skillpack.lint.engine import LintResult
 from skillpack.lint.finding import Finding
@@ -72,20 +73,16 @@ def render_text(result: LintResult, base: Path, colour: bool = False) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def summary(result: LintResult, fixed: int = 0) -> str:
     """The one-line summary printed on stderr after a text report."""
-    checked = f"{_plural(result.skills, 'skill')}, {_plural(result.files, 'file')} checked"
+    checked = f"{plural(result.skills, 'skill')}, {plural(result.files, 'file')} checked"
     parts = []
     if fixed:
-        parts.append(f"fixed {_plural(fixed, 'issue')}")
+        parts.append(f"fixed {plural(fixed, 'issue')}")
     if not result.findings:
         parts.append(f"all checks passed ({checked})")
     else:
-        counts = [_plural(result.errors, "error"), _plural(result.warnings, "warning"),
+        counts = [plural(result.errors, "error"), plural(result.warnings, "warning"),
                   f"{result.infos} info"]  # fmt: skip
         parts.append(f"found {', '.join(counts)} ({checked})")
         if result.fixable:

@@ -213,6 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
+    from skillpack._internal.words import plural
     from skillpack.server.content import VerifiedReader
     from skillpack.server.handlers import Methods, ServeOptions
     from skillpack.server.index import Index
@@ -244,8 +245,8 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
         reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
         protocol = Protocol(Methods(index, options, reader), log)
         info(
-            f"serving {len(index.skills)} skills ({len(index.files)} files) from "
-            + ", ".join(f"{m.label} ({m.origin})" for m in mounts)
+            f"serving {plural(len(index.skills), 'skill')} ({plural(len(index.files), 'file')}) "
+            "from " + ", ".join(f"{m.label} ({m.origin})" for m in mounts)
         )
         LineServer(protocol, 0, out).run()
     finally:

@@ -161,7 +161,7 @@ class Methods:
         uri = _string_param(params, "uri")
         served = self.index.file(uri)
         if served is None:
-            is_dir = uri in self.index.directories
+            is_dir = self.index.directory(uri) is not None
             what = "is a directory resource, not a file" if is_dir else "is not served here"
             code = INVALID_PARAMS if call.modern else LEGACY_RESOURCE_NOT_FOUND
             raise RpcError(code, f"Resource not found: {uri} {what}", {"uri": uri})
@@ -199,10 +199,12 @@ class Methods:
 
     def directory_read(self, params: JSONObject, call: Call) -> Result:
         uri = _string_param(params, "uri")
-        directory = self.index.directories.get(uri)
+        directory = self.index.directory(uri)
         if directory is None:
             what = (
-                "is not a directory resource" if uri in self.index.files else "is not served here"
+                "is not a directory resource"
+                if self.index.file(uri) is not None
+                else "is not served here"
             )
             raise RpcError(INVALID_PARAMS, f"{uri} {what}", {"uri": uri})
         children = directory.children

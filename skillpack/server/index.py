@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from skillpack._internal.uri import SCHEME, SKILL_MD, decode_path
+from skillpack._internal.uri import SCHEME, SKILL_MD, decode_path, normalize_uri
 from skillpack.content import ContentSource
 from skillpack.errors import Location, SkillpackError
 from skillpack.manifest import FileEntry, SkillEntry
@@ -196,11 +196,26 @@ class Index:
                 raise _conflict(uri, self.mounts[clash.mount], self.mounts[inner.mount],
                                 "is both a file and a directory")  # fmt: skip
 
+    # Lookups match the URI as sent, then after RFC 3986 normalization (scheme case,
+    # percent-encoding case): the URIs served are in normal form, so a client's
+    # equivalent spelling finds the same entry, and nothing else does.
     def skill(self, uri: str) -> ServedSkill | None:
-        return self.skills.get(uri)
+        found = self.skills.get(uri)
+        if found is None and (normal := normalize_uri(uri)) != uri:
+            found = self.skills.get(normal)
+        return found
 
     def file(self, uri: str) -> ServedFile | None:
-        return self.files.get(uri)
+        found = self.files.get(uri)
+        if found is None and (normal := normalize_uri(uri)) != uri:
+            found = self.files.get(normal)
+        return found
+
+    def directory(self, uri: str) -> Directory | None:
+        found = self.directories.get(uri)
+        if found is None and (normal := normalize_uri(uri)) != uri:
+            found = self.directories.get(normal)
+        return found
 
     @cached_property
     def resources(self) -> tuple[JSONObject, ...]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillpack._internal.schemas import validation_errors
+from skillpack._internal.schemas import schema_path, validation_errors
 from skillpack.errors import ConfigError, Location, missing_path
 
 CONFIG_FILE = "skillpack.toml"
@@ -35,6 +35,9 @@ class Root:
 
     path: Path
     prefix: str = ""
+    #: why discovery searches it when the configuration does not name it: an agent
+    #: directory or a catalog group (see :func:`skillpack.source.discovery.search_roots`)
+    conventional: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,9 @@ class Config:
     lock_path: Path = Path(DEFAULT_LOCK)
     lint: LintConfig = field(default_factory=LintConfig)
     build: BuildConfig = field(default_factory=BuildConfig)
+    #: ``roots`` is not configured: discovery also searches the agent directories and
+    #: catalog groups under the project directory (docs/configuration.md lists them)
+    conventional_roots: bool = False
 
     @property
     def source_display(self) -> str:
@@ -132,14 +138,19 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
     where = str(source) if source else "(configuration)"
     prefix_key = "tool.skillpack." if source is not None and source.name == PYPROJECT else ""
     # an empty table (no configuration file) is valid: skip importing jsonschema
-    errors = validation_errors("config.schema.json", dict(table)) if table else []
+    errors = (
+        validation_errors("config.schema.json", dict(table), name_unknown_keys=True)
+        if table
+        else []
+    )
     if errors:
         key, message = errors[0]
         raise ConfigError(
             "CFG004",
             f"invalid configuration key '{prefix_key}{key}': {message}",
             Location(where),
-            hint="see schemas/config.schema.json for the accepted keys",
+            # the installed copy: a pip user has no checkout to look in
+            hint=f"the accepted keys and values are in {schema_path('config.schema.json')}",
             details=[f"also: '{prefix_key}{k}': {m}" for k, m in errors[1:5]],
         )
     roots: list[Root] = []
@@ -183,6 +194,7 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
             output=build_table.get("output", "dist"),
             compression=build_table.get("compression", "deflate"),
         ),
+        conventional_roots="roots" not in table,
     )
 
 

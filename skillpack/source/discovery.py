@@ -12,6 +12,12 @@ are the regular files below it, nested skills' files included, with these left o
 The walk is sorted by the UTF-8 bytes of each name, so the result never depends on
 the file system's order. Within a skill, ``SKILL.md`` comes first, then the files by
 the bytes of their URI.
+
+Where: the configured roots; without ``roots`` in the configuration, also the agent
+directories of :mod:`skillpack.source.agents` (``.claude/skills``, ``.agents/skills``...)
+and the catalog groups (``skills/.curated``...) present under the project directory,
+each searched as a root of its own (:func:`search_roots`). Dot directories are otherwise
+never searched.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from pathlib import Path
 import pathspec
 
 from skillpack._internal.uri import SKILL_MD, encode_path, file_uri
+from skillpack.source.agents import project_dirs
 from skillpack.source.config import IGNORE_FILE, Config, Root
 
 SKIP_SYMLINK = "symlink"
@@ -34,6 +41,8 @@ SKIP_NON_UTF8 = "non-utf8"
 SKIP_UNREADABLE = "unreadable"
 #: a ``skill.md`` in another letter case, in a directory without ``SKILL.md`` (not a skill)
 SKIP_MISCASED = "miscased-skill-md"
+#: a skill whose skill path another root gives already, with other files (not published)
+SKIP_CONFLICTING_COPY = "conflicting-copy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +101,8 @@ class SourceTree:
     skills: list[SourceSkill]
     #: entries outside every skill worth reporting (unreadable, miscased skill.md)
     problems: list[Skipped] = field(default_factory=list)
+    #: the roots searched (:func:`search_roots`), for saying where no skill was found
+    roots: tuple[Root, ...] = ()
 
     def skill(self, skill_path: str) -> SourceSkill | None:
         for s in self.skills:
@@ -363,6 +374,147 @@ def _manifest_order(skill: SourceSkill) -> None:
     skill.skipped.sort(key=lambda s: s.rel.encode("utf-8", "surrogateescape"))
 
 
+# --- where to look -----------------------------------------------------------------
+#: Dot folders that group the skills of a catalog (``skills/.curated/<skill>``, as in
+#: OpenAI's skills catalog); searched in the project's ``skills/`` folder and in every
+#: agent directory. A group folder is left out of skill paths: ``skills/.curated/gh-fix``
+#: is the skill ``skills/gh-fix``, ``.agents/skills/.system/x`` the skill ``x``.
+CATALOG_GROUPS: tuple[str, ...] = (".curated", ".experimental", ".system")
+#: the project's folder of skills, where catalog groups are looked for
+SKILLS_FOLDER = "skills"
+AGENT_DIRECTORY = "agent directory"
+CATALOG_GROUP = "catalog group"
+
+
+def _plain_dir(path: Path, below: Path) -> bool:
+    """Whether ``path`` is a directory reached from ``below`` without a symlink."""
+    current = below
+    for part in path.relative_to(below).parts:
+        current = current / part
+        if current.is_symlink() or not current.is_dir():
+            return False
+    return True
+
+
+def search_roots(config: Config) -> tuple[tuple[Root, ...], list[Skipped]]:
+    """The roots discovery walks, and the conventional directories it leaves out.
+
+    The configured roots always; when ``roots`` is not configured
+    (:attr:`~skillpack.source.config.Config.conventional_roots`) and the project directory
+    is not itself a skill, also every agent directory (:func:`.agents.project_dirs`) and
+    catalog group (:data:`CATALOG_GROUPS`) present under the project directory, in that
+    order. A conventional directory reached through a symlink is not followed: when the
+    link leads to another directory searched (``.claude/skills -> ../.agents/skills``)
+    the skills are found there; otherwise it is returned as a ``symlink`` entry.
+    """
+    roots = list(config.roots)
+    skipped: list[Skipped] = []
+    project = config.project_dir
+    if not config.conventional_roots or (project / SKILL_MD).is_file():
+        return tuple(roots), skipped
+    candidates = [(rel, "", AGENT_DIRECTORY) for rel in project_dirs()]
+    for parent, prefix in [(SKILLS_FOLDER, SKILLS_FOLDER), *((d, "") for d in project_dirs())]:
+        candidates += [(f"{parent}/{group}", prefix, CATALOG_GROUP) for group in CATALOG_GROUPS]
+    links: list[tuple[str, Path]] = []
+    for rel, prefix, why in candidates:
+        path = project / rel
+        if (path.parent / SKILL_MD).is_file():
+            continue  # a dot folder of a skill (skills/SKILL.md): one of its left-out entries
+        if _plain_dir(path, project):
+            roots.append(Root(path, prefix, why))
+        elif path.is_dir():  # through a symlink
+            links.append((rel, path))
+    searched = [os.path.realpath(root.path) for root in roots]
+    for rel, path in links:
+        if not any(_walked_from(os.path.realpath(path), s) for s in searched):
+            link = next(p for p in (path, *path.parents) if p.is_symlink())
+            skipped.append(Skipped(rel, link, SKIP_SYMLINK, os.readlink(link)))
+    return tuple(roots), skipped
+
+
+def _walked_from(path: str, root: str) -> bool:
+    """Whether the walk of ``root`` reaches ``path`` (at or below it, no dot directory
+    between)."""
+    if not is_within(path, root):
+        return False
+    below = path[len(root) :].strip(os.sep)
+    return not any(part.startswith(".") for part in below.split(os.sep) if part)
+
+
+def _same_files(a: Path, b: Path) -> bool:
+    """Whether directories ``a`` and ``b`` hold the same entries with the same bytes
+    (symlinks compared by target, never followed)."""
+    import filecmp
+
+    def entries(top: Path) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for directory, dirs, files in os.walk(top):
+            dirs.sort()
+            for name in sorted(files) + [d for d in dirs if os.path.islink(Path(directory, d))]:
+                path = Path(directory, name)
+                rel = path.relative_to(top).as_posix()
+                found[rel] = "link:" + os.readlink(path) if path.is_symlink() else "file"
+        return found
+
+    left, right = entries(a), entries(b)
+    if left != right:
+        return False
+    return all(
+        kind != "file" or filecmp.cmp(a / rel, b / rel, shallow=False) for rel, kind in left.items()
+    )
+
+
+def _one_per_skill_path(
+    skills: list[SourceSkill], problems: list[Skipped], project: Path
+) -> list[SourceSkill]:
+    """The skills with one skill per skill path. Two roots giving the same skill path
+    (the same skill installed for two agents: ``.agents/skills/x`` and
+    ``.claude/skills/x``) are merged when the two directories hold the same files: the
+    copy whose files were collected is kept, else the first found. Copies that differ
+    keep the first found, and the other is a ``conflicting-copy`` problem."""
+    first: dict[str, int] = {}
+    out: list[SourceSkill] = []
+    for skill in skills:
+        index = first.get(skill.skill_path)
+        if index is None:
+            first[skill.skill_path] = len(out)
+            out.append(skill)
+            continue
+        kept = out[index]
+        if _same_files(kept.directory, skill.directory):
+            if skill.complete and not kept.complete:
+                out[index] = skill
+            continue
+        shown = os.path.relpath(kept.directory, project)
+        problems.append(Skipped(skill.skill_path, skill.directory, SKIP_CONFLICTING_COPY, shown))
+    return out
+
+
+def where_searched(tree: SourceTree) -> tuple[str, list[str]]:
+    """Where discovery looked, for an error that found no skill: (the place, in one
+    phrase; one line per root searched and what else was looked for)."""
+    config = tree.config
+    project = config.project_dir
+    lines = []
+    for root in tree.roots:
+        try:
+            shown = root.path.relative_to(project).as_posix()
+        except ValueError:
+            shown = str(root.path)
+        what = f" ({root.conventional})" if root.conventional else " and its subdirectories"
+        lines.append(f"searched {shown}{what}")
+    if config.conventional_roots:
+        agent_dirs = project_dirs()
+        groups = ", ".join(f"{SKILLS_FOLDER}/{g}" for g in CATALOG_GROUPS)
+        lines.append(
+            f"looked for {len(agent_dirs)} agent directories ({', '.join(agent_dirs[:5])}, "
+            f"...) and the catalog groups {groups}"
+        )
+        return str(project), lines
+    lines.append("agent directories are searched only when 'roots' is not configured")
+    return f"the roots of {config.source_display}", lines
+
+
 def discover(config: Config, within: Sequence[Path] | None = None) -> SourceTree:
     """Every skill under the configured roots, in skill-path byte order.
 
@@ -374,13 +526,16 @@ def discover(config: Config, within: Sequence[Path] | None = None) -> SourceTree
     walker = _Walker(
         config, None if within is None else tuple(str(Path(p).resolve()) for p in within)
     )
-    for root in config.roots:
+    roots, links = search_roots(config)
+    walker.problems += links
+    for root in roots:
         walker.walk_root(root)
+    walker.skills = _one_per_skill_path(walker.skills, walker.problems, config.project_dir)
     for skill in walker.skills:
         if skill.complete:
             _manifest_order(skill)
     walker.skills.sort(key=lambda s: s.skill_path.encode("utf-8"))
-    return SourceTree(config, walker.skills, walker.problems)
+    return SourceTree(config, walker.skills, walker.problems, roots)
 
 
 def file_paths(skills: Iterable[SourceSkill]) -> dict[str, Path]:

@@ -16,9 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillpack.errors import missing_path
+from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, missing_path
 from skillpack.source.config import Config, default_config, resolve_config
-from skillpack.source.discovery import SourceSkill, SourceTree, discover, is_within, select
+from skillpack.source.discovery import (
+    SourceSkill,
+    SourceTree,
+    discover,
+    is_within,
+    select,
+    where_searched,
+)
 
 
 @dataclass(frozen=True)
@@ -75,3 +82,23 @@ def owned_skills(targets: Targets) -> list[SourceSkill]:
             if s.directory != path and is_within(s.directory, path)
         )
     return [s for s in targets.skills if s.skill_path in wanted]
+
+
+#: a lint run that found no skill at all (a finding: exit 1, like a lint error)
+NO_SKILLS = "LNT001"
+
+
+def no_skills_found(tree: SourceTree) -> SkillpackError:
+    """The error of a lint run over a tree without a single skill, saying where it
+    looked: a tree that checks nothing must not pass (a pre-commit hook would pass every
+    commit). Exit 1."""
+    where, searched = where_searched(tree)
+    return SkillpackError(
+        NO_SKILLS,
+        f"no skill found in {where} (a skill is a directory holding SKILL.md)",
+        Location(tree.config.source_display) if tree.config.source else None,
+        hint="put each skill in a directory of its own (skills/<name>/SKILL.md, "
+        ".claude/skills/<name>/SKILL.md...) or set 'roots' in skillpack.toml",
+        exit_code=EXIT_FINDINGS,
+        details=searched,
+    )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import posixpath
 from collections.abc import Iterator
 
 from skillpack.lint.checks.registry import skill_check
 from skillpack.lint.context import SkillContext
 from skillpack.lint.finding import Finding
-from skillpack.lint.references import CODE, LINK, normalize, scan
+from skillpack.lint.references import CODE, Reference, normalize, scan
 from skillpack.source.frontmatter import BOM
 
 MAX_LINES = 500
@@ -77,7 +79,7 @@ def line_endings(ctx: SkillContext) -> Iterator[Finding]:
         )
 
 
-@skill_check("SP403", "SP404")
+@skill_check("SP403", "SP404", "SP408")
 def references(ctx: SkillContext) -> Iterator[Finding]:
     body = ctx.body
     if body is None:
@@ -89,14 +91,9 @@ def references(ctx: SkillContext) -> Iterator[Finding]:
         line, column = first_line + ref.line, ref.column + 1
         target = normalize(ref.target)
         if target is None:
-            if ref.kind == LINK or ref.target.startswith("../"):
-                yield ctx.finding(
-                    "SP404",
-                    f"'{ref.written}' points outside the skill directory",
-                    line=line,
-                    column=column,
-                    hint="copy the file into the skill and reference it by a relative path",
-                )
+            finding = _outside(ctx, ref, line, column)
+            if finding is not None:
+                yield finding
             continue
         if files is None:
             files = {f.rel for f in ctx.skill.files}
@@ -126,3 +123,63 @@ def references(ctx: SkillContext) -> Iterator[Finding]:
             column=column,
             hint="fix the path or add the file to the skill",
         )
+
+
+def _outside(ctx: SkillContext, ref: Reference, line: int, column: int) -> Finding | None:
+    """A reference that leaves the skill directory: a portability warning (SP408) when it
+    names a file another skill of the tree publishes under the very URI the reference
+    resolves to (the file is in the bundle; the skill is not self-contained), else an
+    error (SP404): absolute, out of the tree, or a file no host finds where it looks."""
+    skill = ctx.skill
+    if not ref.target.startswith("/"):
+        # where a host looks: the reference resolved against the skill root URI
+        resolved = posixpath.normpath(posixpath.join(skill.skill_path, ref.target))
+        on_disk = os.path.normpath(skill.directory / ref.target)
+        owners = ctx.run.published_as(on_disk)
+        inside = not resolved.startswith("../") and resolved != ".."
+        matching = [
+            (o, rel)
+            for o, rel in owners
+            if inside and posixpath.normpath(posixpath.join(o.skill_path, rel)) == resolved
+        ]
+        if any(o is skill for o, _ in matching):
+            return None  # its own file, by a roundabout path
+        for owner, rel in matching:
+            if owner is not skill:
+                what = (
+                    "the skill"
+                    if not rel
+                    else "a folder of the skill"
+                    if os.path.isdir(on_disk)
+                    else "a file of the skill"
+                )
+                return ctx.finding(
+                    "SP408",
+                    f"'{ref.written}' is {what} '{owner.skill_path}' "
+                    f"(skill://{resolved}): this skill is not self-contained",
+                    line=line,
+                    column=column,
+                    hint="copy the file into this skill if it must work on its own; "
+                    "hosts that install it alone cannot follow the reference",
+                )
+        if owners:
+            shown = ", ".join(
+                f"skill://{posixpath.join(o.skill_path, rel).rstrip('/')}" for o, rel in owners
+            )
+            where = f"to skill://{resolved}" if inside else "outside the bundle"
+            return ctx.finding(
+                "SP404",
+                f"'{ref.written}' is published as {shown}, but from this skill it resolves {where}",
+                line=line,
+                column=column,
+                hint="fix the path so that it resolves against this skill's URI, or copy "
+                "the file into the skill",
+            )
+    return ctx.finding(
+        "SP404",
+        f"'{ref.written}' points outside the skill directory"
+        + ("" if ref.target.startswith("/") else ", to no file of the bundle"),
+        line=line,
+        column=column,
+        hint="copy the file into the skill and reference it by a relative path",
+    )

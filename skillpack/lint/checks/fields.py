@@ -30,7 +30,7 @@ FRONTMATTER_CODES = tuple(f"SP{n:03d}" for n in range(1, 18))
 
 @skill_check(*FRONTMATTER_CODES, "SP306")
 def frontmatter_block(ctx: SkillContext) -> Iterator[Finding]:
-    """Report the strict reader's refusal, or a SKILL.md that cannot be read at all."""
+    """Report every refusal of the strict reader, or a SKILL.md that cannot be read."""
     if isinstance(ctx.raw, OSError):
         yield ctx.finding(
             "SP306",
@@ -40,9 +40,14 @@ def frontmatter_block(ctx: SkillContext) -> Iterator[Finding]:
         return
     parsed = ctx.parsed
     if isinstance(parsed, FrontmatterError):
-        yield ctx.finding(
-            parsed.code, parsed.message, line=parsed.line, column=parsed.column, hint=parsed.hint
-        )
+        for refusal in parsed.refusals:
+            yield ctx.finding(
+                refusal.code,
+                refusal.message,
+                line=refusal.line,
+                column=refusal.column,
+                hint=refusal.hint,
+            )
 
 
 def name_problem(name: JSONValue) -> str | None:

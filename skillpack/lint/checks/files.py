@@ -9,6 +9,7 @@ from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
 from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column
 from skillpack.source.discovery import (
+    SKIP_CONFLICTING_COPY,
     SKIP_DOTFILE,
     SKIP_MISCASED,
     SKIP_NON_UTF8,
@@ -16,6 +17,7 @@ from skillpack.source.discovery import (
     SKIP_SYMLINK,
     SKIP_UNREADABLE,
     Skipped,
+    is_within,
 )
 
 # kind of entry -> (code, message, hint); {name} and {detail} are the entry's
@@ -48,10 +50,20 @@ _SKIPPED: dict[str, tuple[str, str, str]] = {
 }
 # entries outside every skill (SourceTree.problems)
 _OUTSIDE: dict[str, tuple[str, str, str]] = {
+    SKIP_SYMLINK: (
+        "SP301",
+        "symlink to '{detail}' is not followed: skills behind it are not checked",
+        "move the skills into the directory, or set 'roots' to where they are",
+    ),
     SKIP_UNREADABLE: (
         "SP306",
         "directory cannot be read: {detail}; skills in it are not checked",
         "fix its permissions",
+    ),
+    SKIP_CONFLICTING_COPY: (
+        "SP212",
+        "is the skill '{skill}' too, with other files than {detail}: only that one is published",
+        "make the copies the same (the same skill installed for several agents), or rename one",
     ),
     SKIP_MISCASED: (
         "SP209",
@@ -67,7 +79,7 @@ def _entry_finding(
     if entry.kind not in table:
         return None
     code, message, hint = table[entry.kind]
-    values = {"name": entry.path.name, "detail": entry.detail}
+    values = {"name": entry.path.name, "detail": entry.detail, "skill": entry.rel}
     return Finding(
         code, message.format(**values), entry.path, hint=hint.format(**values), skill=skill
     )
@@ -85,7 +97,11 @@ def skipped_entries(ctx: SkillContext) -> Iterator[Finding]:
 def entries_outside_skills(run: RunContext) -> Iterator[Finding]:
     """Unreadable directories (skills inside may be missing) and miscased skill.md files."""
     for entry in run.tree.problems:
-        if run.requested(entry.path):
+        # a conflicting copy concerns any file of it a commit touches
+        touched = entry.kind == SKIP_CONFLICTING_COPY and any(
+            is_within(p, entry.path) for p in run.paths or ()
+        )
+        if run.requested(entry.path) or touched:
             finding = _entry_finding(_OUTSIDE, entry, "")
             if finding is not None:
                 yield finding

@@ -73,7 +73,15 @@ _Open = _OpenMapping | _OpenSequence
 
 class _Walk:
     """One walk over one block's events; ``positions`` receives where each key and
-    item is (file line and column)."""
+    item is (file line and column).
+
+    A refusal that leaves the structure readable (an ambiguous or out-of-range value, a
+    tag, an anchor or alias, a merge or duplicate or non-string key, a forbidden
+    character, nesting too deep) is recorded in :attr:`refusals` and the walk goes on as
+    if the construct were plain (the value as a string, the tag or anchor left out), so
+    that every refusal of the block is found in one walk. Anything else (directives,
+    several documents, a collection as a key, a syntax error) ends the walk.
+    """
 
     def __init__(self, line_offset: int, positions: dict[KeyPath, Position]) -> None:
         self.line_offset = line_offset
@@ -81,10 +89,14 @@ class _Walk:
         self.stack: list[_Open] = []
         self.root: JSONValue = None
         self.documents = 0
+        self.refusals: list[FrontmatterError] = []
 
     def pos(self, event: Any) -> Position:
         mark = event.start_mark
         return mark.line + 1 + self.line_offset, mark.column + 1
+
+    def refuse(self, code: str, message: str, at: Position, hint: str) -> None:
+        self.refusals.append(FrontmatterError(code, message, *at, hint))
 
     def expecting_key(self) -> bool:
         if not self.stack:
@@ -147,24 +159,26 @@ class _Walk:
                     "remove the '...' line",
                 )
             return
-        if isinstance(event, ev.AliasEvent):
-            raise FrontmatterError(
-                ANCHOR_ALIAS, f"alias '*{event.anchor}' is not allowed", *self.pos(event),
-                "write the value out in full instead of referring to an anchor",
-            )  # fmt: skip
         if isinstance(event, (ev.MappingEndEvent, ev.SequenceEndEvent)):
             self.add(self.stack.pop().value)
             return
+        if isinstance(event, ev.AliasEvent):
+            self.refuse(
+                ANCHOR_ALIAS, f"alias '*{event.anchor}' is not allowed", self.pos(event),
+                "write the value out in full instead of referring to an anchor",
+            )  # fmt: skip
+            self.node(f"*{event.anchor}", self.pos(event), plain=False)
+            return
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
-            raise FrontmatterError(
-                ANCHOR_ALIAS, f"anchor '&{anchor}' is not allowed", *self.pos(event),
+            self.refuse(
+                ANCHOR_ALIAS, f"anchor '&{anchor}' is not allowed", self.pos(event),
                 "remove the anchor and write values out in full",
             )  # fmt: skip
         tag = getattr(event, "tag", None)
         if tag is not None:
-            raise FrontmatterError(
-                TAG, f"tag '{tag}' is not allowed", *self.pos(event),
+            self.refuse(
+                TAG, f"tag '{tag}' is not allowed", self.pos(event),
                 "remove the tag; quote the value if it must stay a string",
             )  # fmt: skip
         if isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
@@ -179,53 +193,60 @@ class _Walk:
                 NON_STRING_KEY, "mapping keys must be strings", *at,
                 "use a plain or quoted string as the key",
             )  # fmt: skip
-        if len(self.stack) >= MAX_DEPTH:
-            raise FrontmatterError(
-                TOO_DEEP, f"nesting deeper than {MAX_DEPTH} levels", *at, "flatten the structure"
+        if len(self.stack) == MAX_DEPTH:  # once, where the nesting crosses the limit
+            self.refuse(
+                TOO_DEEP, f"nesting deeper than {MAX_DEPTH} levels", at, "flatten the structure"
             )
         path = self.child_path(at)
         self.stack.append(_OpenMapping(path, {}) if mapping else _OpenSequence(path, []))
 
     def scalar(self, event: Any) -> None:
-        line, column = self.pos(event)
-        is_key = self.expecting_key()
-        if is_key and event.style is None and event.value == "<<":
-            raise FrontmatterError(
-                MERGE_KEY, "merge keys ('<<') are not allowed", line, column,
+        at = self.pos(event)
+        if self.expecting_key() and event.style is None and event.value == "<<":
+            self.refuse(
+                MERGE_KEY, "merge keys ('<<') are not allowed", at,
                 "write the merged keys out in full",
             )  # fmt: skip
-        value: JSONValue
-        if event.style is None and event.implicit[0]:
-            value = resolve_plain(event.value, line, column)
+            self.node(event.value, at, plain=False)
+            return
+        self.node(event.value, at, plain=event.style is None and event.implicit[0])
+
+    def node(self, text: str, at: Position, plain: bool) -> None:
+        """A scalar (or what stands for an alias or merge key): a key or a value."""
+        is_key = self.expecting_key()
+        value: JSONValue = text
+        if plain:
+            try:
+                value = resolve_plain(text, *at, key=is_key)
+            except FrontmatterError as refusal:
+                self.refusals.append(refusal)  # read on as if it were quoted
         else:
-            value = event.value
             for char, label in FORBIDDEN_CHARS.items():
-                if char in event.value:
-                    raise FrontmatterError(
-                        FORBIDDEN_CHAR, f"value contains {label}", line, column,
+                if char in text:
+                    self.refuse(
+                        FORBIDDEN_CHAR, f"{'key' if is_key else 'value'} contains {label}", at,
                         "remove the escape that produces it",
                     )  # fmt: skip
         if not is_key:
-            self.child_path((line, column))
+            self.child_path(at)
             self.add(value)
             return
         top = self.stack[-1]
         assert isinstance(top, _OpenMapping)
         if not isinstance(value, str):
-            raise FrontmatterError(
+            self.refuse(
                 NON_STRING_KEY,
-                f"key {event.value!r} is read as {describe_value(value)}, not a string",
-                line,
-                column,
-                f'quote the key: "{event.value}"',
+                f"key {text!r} is read as {describe_value(value)}, not a string",
+                at,
+                f'quote the key: "{text}"',
             )
+            value = text
         if value in top.value:
-            raise FrontmatterError(
-                DUPLICATE_KEY, f"duplicate key '{value}'", line, column,
-                "keep one of the two entries",
-            )  # fmt: skip
+            self.refuse(
+                DUPLICATE_KEY, f"duplicate key '{value}'", at, "keep one of the two entries"
+            )
         top.key = value
-        self.positions[(*top.path, value)] = (line, column)
+        self.positions[(*top.path, value)] = at
 
 
 def walk_events(
@@ -233,27 +254,36 @@ def walk_events(
 ) -> JSONValue:
     """Read ``block`` (already through :func:`~.text.check_block`) with ruamel.yaml's
     event parser; positions are shifted by ``line_offset`` lines. ``positions``, when
-    given, receives the (line, column) of every mapping key and sequence item."""
+    given, receives the (line, column) of every mapping key and sequence item.
+
+    Raises the first refusal, carrying every refusal found (see :class:`_Walk`).
+    """
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     walk = _Walk(line_offset, {} if positions is None else positions)
     try:
         for event in yaml_events(block):
             walk.event(event)
+    except FrontmatterError as refusal:
+        raise FrontmatterError.of([*walk.refusals, refusal]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = (mark.line + 1 + line_offset) if mark else line_offset + 1
         column = (mark.column + 1) if mark else 1
         problem = exc.problem or exc.context or "invalid YAML"
-        raise FrontmatterError(
+        syntax = FrontmatterError(
             YAML_SYNTAX,
             f"YAML syntax error: {problem}",
             line,
             column,
             "fix the YAML; quote values that contain ': ' or start with a special character",
-        ) from None
+        )
+        raise FrontmatterError.of([*walk.refusals, syntax]) from None
     except YAMLError as exc:
-        raise FrontmatterError(
+        error = FrontmatterError(
             YAML_SYNTAX, f"YAML error: {exc}", line_offset + 1, 1, "fix the YAML"
-        ) from None
+        )
+        raise FrontmatterError.of([*walk.refusals, error]) from None
+    if walk.refusals:
+        raise FrontmatterError.of(walk.refusals)
     return walk.root

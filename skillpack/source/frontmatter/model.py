@@ -44,7 +44,12 @@ NOT_UTF8 = "SP017"
 class FrontmatterError(SkillpackError):
     """A refusal: rule ``code`` (a lint rule, registered in :mod:`skillpack.errors` too),
     1-based ``line`` and ``column`` in the file (0: unknown), and a hint. The reader reads
-    bytes, not a path: callers that know the file add it to what they report."""
+    bytes, not a path: callers that know the file add it to what they report.
+
+    A block refused for several reasons raises the first of them (in file order), and
+    :attr:`refusals` holds every one, that first one included: ``skillpack lint`` reports
+    them all, commands that only need to know whether a file can be read use the first.
+    """
 
     hint: str  #: "" when there is none
 
@@ -52,6 +57,15 @@ class FrontmatterError(SkillpackError):
         self.line = line
         self.column = column
         super().__init__(code, message, None, hint)
+        self.refusals: tuple[FrontmatterError, ...] = (self,)
+
+    @staticmethod
+    def of(refusals: list[FrontmatterError]) -> FrontmatterError:
+        """The first of ``refusals`` in file order, carrying them all (at least one)."""
+        ordered = sorted(refusals, key=lambda r: (r.line, r.column))
+        first = ordered[0]
+        first.refusals = tuple(ordered)
+        return first
 
     def render(self) -> str:
         where = f"{self.line}:{self.column}: " if self.line else ""

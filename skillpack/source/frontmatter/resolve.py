@@ -107,41 +107,44 @@ def describe_value(value: JSONValue) -> str:
     return "a string"
 
 
-def resolve_plain(s: str, line: int, column: int) -> JSONValue:
-    """Resolve a plain scalar, refusing any that YAML 1.1 and 1.2 parsers read differently."""
+def resolve_plain(s: str, line: int, column: int, *, key: bool = False) -> JSONValue:
+    """Resolve a plain scalar, refusing any that YAML 1.1 and 1.2 parsers read differently.
+
+    ``key``: the scalar is a mapping key (the messages call it a key, not a value).
+    """
     quoted = '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    subject = f"key '{s}'" if key else f"plain value '{s}'"
+    keep = f"quote it to keep it a string: {quoted}"
     reading11 = yaml11_reading(s)
     value = resolve12(s)
     if reading11 is not None:
         raise FrontmatterError(
             AMBIGUOUS_SCALAR,
-            f"plain value '{s}' is {reading11} but {describe_value(value)} in YAML 1.2",
+            f"{subject} is {reading11} but {describe_value(value)} in YAML 1.2",
             line,
             column,
-            f"quote it to keep it a string: {quoted}",
+            keep,
         )
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             if _INF_NAN.fullmatch(s):
                 raise FrontmatterError(
-                    AMBIGUOUS_SCALAR,
-                    f"plain value '{s}' is not a JSON number",
-                    line,
-                    column,
-                    f"quote it to keep it a string: {quoted}",
+                    AMBIGUOUS_SCALAR, f"{subject} is not a JSON number", line, column, keep
                 )
             raise FrontmatterError(
                 OUT_OF_RANGE,
-                f"number '{s}' is too large for a JSON number",
+                f"key '{s}' is a number too large for JSON"
+                if key
+                else f"number '{s}' is too large for a JSON number",
                 line,
                 column,
-                f"quote it to keep it a string: {quoted}",
+                keep,
             )
         if _FLOAT11.fullmatch(s) is None:
             # 1.2 reads a float where 1.1 reads a string ("1e3", "1.5e3")
             raise FrontmatterError(
                 AMBIGUOUS_SCALAR,
-                f"plain value '{s}' is a float in YAML 1.2 but a string in YAML 1.1",
+                f"{subject} is a float in YAML 1.2 but a string in YAML 1.1",
                 line,
                 column,
                 f"quote it to keep it a string ({quoted}) or write the exponent with a sign",
@@ -151,7 +154,7 @@ def resolve_plain(s: str, line: int, column: int) -> JSONValue:
             # 1.2 octal "0o10" is a string to 1.1
             raise FrontmatterError(
                 AMBIGUOUS_SCALAR,
-                f"plain value '{s}' is an integer in YAML 1.2 but a string in YAML 1.1",
+                f"{subject} is an integer in YAML 1.2 but a string in YAML 1.1",
                 line,
                 column,
                 f"quote it to keep it a string ({quoted}) or write it in decimal",
@@ -159,9 +162,10 @@ def resolve_plain(s: str, line: int, column: int) -> JSONValue:
         if abs(value) > MAX_SAFE_INT:
             raise FrontmatterError(
                 OUT_OF_RANGE,
-                f"integer {s} is outside ±(2^53−1), where JSON readers lose precision",
+                (f"key '{s}' is an integer" if key else f"integer {s} is")
+                + " outside ±(2^53−1), where JSON readers lose precision",
                 line,
                 column,
-                f"quote it to keep it a string: {quoted}",
+                keep,
             )
     return value

@@ -79,7 +79,9 @@ def split_frontmatter(text: str) -> tuple[str, int, int, str, bool]:
 
 
 def check_block(block: str, line_offset: int) -> None:
-    """The refusals made on the raw text, before any YAML is read."""
+    """The refusals made on the raw text, before any YAML is read: the size first (a
+    block over the limit is refused at once, unread), then every line separator YAML 1.1
+    and 1.2 disagree about and every directive line, all of them."""
     if len(block.encode("utf-8")) > MAX_BLOCK_BYTES:
         raise FrontmatterError(
             TOO_LARGE,
@@ -88,20 +90,28 @@ def check_block(block: str, line_offset: int) -> None:
             1,
             "move long text into the body or a file under references/",
         )
+    refusals: list[FrontmatterError] = []
     for char, label in FORBIDDEN_CHARS.items():
         at = block.find(char)
-        if at >= 0:
+        while at >= 0:
             line, column = position_of_offset(block, at)
-            raise FrontmatterError(
-                FORBIDDEN_CHAR,
-                f"{label} is a line break to YAML 1.1 but not to YAML 1.2",
-                line + line_offset,
-                column,
-                "replace it with a space or a newline",
+            refusals.append(
+                FrontmatterError(
+                    FORBIDDEN_CHAR,
+                    f"{label} is a line break to YAML 1.1 but not to YAML 1.2",
+                    line + line_offset,
+                    column,
+                    "replace it with a space or a newline",
+                )
             )
-    for index, text_line in enumerate(block.split("\n")):
-        if text_line.startswith("%"):
-            raise FrontmatterError(
-                DIRECTIVE, "YAML directives (%YAML, %TAG) are not allowed",
-                index + 1 + line_offset, 1, "remove the directive line",
-            )  # fmt: skip
+            at = block.find(char, at + 1)
+    if "%" in block:
+        for index, text_line in enumerate(block.split("\n")):
+            if text_line.startswith("%"):
+                message = "YAML directives (%YAML, %TAG) are not allowed"
+                line = index + 1 + line_offset
+                refusals.append(
+                    FrontmatterError(DIRECTIVE, message, line, 1, "remove the directive line")
+                )
+    if refusals:
+        raise FrontmatterError.of(refusals)

@@ -1,0 +1,2 @@
+#!/bin/sh
+git diff --name-only
