@@ -19,7 +19,13 @@ from typer._click import exceptions as click_errors
 
 from skillpack.cli.base import CONTEXT_SETTINGS, CommandApp, Group, usage_error
 from skillpack.cli.table import BY_NAME, COMMANDS, RENAMED, REUSED
-from skillpack.errors import EXIT_INTERRUPTED, SkillpackError, UsageError, report_internal_error
+from skillpack.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    SkillpackError,
+    UsageError,
+    report_internal_error,
+)
 
 
 class LazyGroup(Group):
@@ -107,7 +113,7 @@ def run(argv: Sequence[str]) -> int:
         result = group.main(args=list(argv), prog_name="skillpack", standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:  # plain 'skillpack': the help, exit 2
         print(exc.format_message(), file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except click_errors.ClickException as exc:
         return report(usage_error(exc))
     except SkillpackError as exc:

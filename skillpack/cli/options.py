@@ -25,9 +25,7 @@ ConfigOpt = Annotated[
 ]
 
 TextOrJson = Literal["text", "json"]
-FormatOpt = Annotated[
-    TextOrJson, typer.Option("-f", "--format", help="Output: text (default) or json.")
-]
+FormatOpt = Annotated[TextOrJson, typer.Option("-f", "--format", help="Output: text or json.")]
 JsonFlag = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
 
 

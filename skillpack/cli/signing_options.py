@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import typer
 
+from skillpack._internal.cliparse import sentence
 from skillpack.signing.options import POLICY_OPTIONS, SIGNING_OPTIONS, Option
 from skillpack.signing.policy import SignaturePolicy, SigningOptions
 
@@ -19,12 +20,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _typer_parameter(option: Option) -> inspect.Parameter:
+    text = sentence(option.help)  # the help style of every command (serve's too)
     if option.kind is bool:
-        default: Any = typer.Option(False, *option.flags, help=option.help)
+        default: Any = typer.Option(False, *option.flags, help=text)
         annotation: Any = bool
     else:
         default = typer.Option(
-            None, *option.flags, help=option.help, metavar=option.metavar, envvar=option.envvar
+            None, *option.flags, help=text, metavar=option.metavar, envvar=option.envvar
         )
         annotation = option.kind | None
     return inspect.Parameter(

@@ -3,8 +3,8 @@
 ``skillpack verify``, ``skillpack serve --require-signature``, ``skillpack sign`` and
 ``skillpack build --sign`` all read the same :data:`POLICY_OPTIONS` /
 :data:`SIGNING_OPTIONS` tables: the typer commands through
-:mod:`skillpack.cli.options`, ``serve`` (argparse: the serve path stays free of typer)
-through :func:`add_require_signature_arguments` and :func:`required_policy`.
+:mod:`skillpack.cli.signing_options`, ``serve`` (argparse: the serve path stays free of
+typer) through :func:`add_require_signature_arguments` and :func:`required_policy`.
 """
 
 from __future__ import annotations
