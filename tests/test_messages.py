@@ -45,7 +45,7 @@ def test_one_of_a_thing_is_said_in_the_singular(tmp_path: Path) -> None:
     write(one_byte / "solo" / "SKILL.md", (tree / "solo" / "SKILL.md").read_text())
     write(one_byte / "solo" / "x.md", "x")
     run("diff", str(tree), str(one_byte))
-    run("pull", "--", sys.executable, "-m", "skillpack", "serve", str(bundle))
+    run("vendor", "--", sys.executable, "-m", "skillpack", "serve", str(bundle))
     # one lint error: the build refuses it, and serve DIR too
     write(tree / "solo" / "SKILL.md", "---\nname: other\ndescription: x\n---\nBody.\n")
     run("build")
@@ -57,6 +57,7 @@ def test_one_of_a_thing_is_said_in_the_singular(tmp_path: Path) -> None:
     text = "\n".join(outputs)
     assert "serving 1 skill (1 file)" in text
     assert "lint found 1 error;" in text
+    assert "skill://solo/SKILL.md\t1 file\t" in text  # vendor's listing
     assert not ONE_PLURAL.findall(text), text
 
 
@@ -86,7 +87,8 @@ def test_errors_name_the_destination_never_the_staging_directory(tmp_path: Path)
     assert str(dest) in proc.stderr
     assert not dest.exists() and [p.name for p in parent.iterdir()] == []
 
-    proc = run_cli("pull", "--into", dest, "--", sys.executable, "-m", "skillpack", "serve",
+    proc = run_cli("vendor", "--into", dest, "--", sys.executable, "-m", "skillpack", "serve",
                    bundle, cwd=tmp_path)  # fmt: skip
+    assert "USE000" not in proc.stderr and "Traceback" not in proc.stderr
     assert f"/.{dest.name}." not in proc.stdout + proc.stderr, proc.stderr
     assert [p.name for p in parent.iterdir()] == ([dest.name] if proc.returncode == 0 else [])
