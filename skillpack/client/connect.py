@@ -29,6 +29,16 @@ def open_connection(
                 hint="put the server command after '--', or give --url URL",
             )
         return StdioConnection(argv, timeout=timeout)
+    from urllib.parse import urlsplit
+
     from skillpack.client.http_transport import TOKEN_ENV, HttpConnection
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            "CLI002",
+            f"--url {url!r} is not an http:// or https:// URL",
+            hint="give the MCP endpoint, e.g. http://127.0.0.1:8080/mcp",
+        )
 
     return HttpConnection(url, token=os.environ.get(TOKEN_ENV) or None, timeout=timeout)

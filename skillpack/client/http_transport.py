@@ -199,6 +199,16 @@ class HttpConnection:
             )
         for item in messages:
             self._file(item, message)
+        request_id = message.get("id") if message is not None else None
+        if status >= 400 and request_id is not None and _key(request_id) not in self._responses:
+            # refused before the JSON-RPC layer (401, 403, 404 for the path, ...)
+            refusal = self._unmatched.pop() if self._unmatched else {}
+            error = refusal.get("error") if isinstance(refusal.get("error"), dict) else {}
+            detail = error.get("message") if isinstance(error, dict) else None
+            raise TransportError(
+                f"{self.url} answered HTTP {status} {_reason(status)}"
+                + (f": {detail}" if isinstance(detail, str) else "")
+            )
         if message is not None and message.get("method") == "initialize":
             session = reply_headers.get("Mcp-Session-Id")
             if session:

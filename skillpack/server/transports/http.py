@@ -759,8 +759,10 @@ class App:
         if message["type"] != "http.request":
             return None
         body: bytes = message.get("body", b"")
+        if len(body) > self.contract.limit:
+            return self.contract.too_large()
         if not message.get("more_body", False):
-            return body if len(body) <= self.contract.limit else self.contract.too_large()
+            return body
         import asyncio
 
         chunks = [body]

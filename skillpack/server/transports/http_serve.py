@@ -71,6 +71,7 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
         _hdr_timer: asyncio.TimerHandle | None = None
         _hdr_cycle: object = None
         _hdr_bytes = 0
+        _hdr_tail = b""
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
@@ -83,6 +84,7 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
         def _arm(self) -> None:
             self._hdr_cycle = self.cycle
             self._hdr_bytes = 0
+            self._hdr_tail = b""
             self._hdr_timer = self.loop.call_later(limits.header_timeout, self._headers_late)
 
         def _disarm(self) -> None:
@@ -103,16 +105,21 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
                 self._arm()  # the first bytes of a new request
             waiting = self._hdr_timer is not None
             if waiting:
+                # the size of the headers so far: up to the blank line that ends them
+                window = self._hdr_tail + data
+                end = window.find(b"\r\n\r\n")
+                grown = len(data) if end == -1 else end + 4 - len(self._hdr_tail)
+                if self._hdr_bytes + grown > limits.max_header_bytes:
+                    self._disarm()
+                    if not self.transport.is_closing():
+                        self.transport.write(_431)
+                        self.transport.close()
+                    return
                 self._hdr_bytes += len(data)
+                self._hdr_tail = window[-3:]
             super().data_received(data)
-            if not waiting:
-                return
-            if self.cycle is not self._hdr_cycle:
+            if waiting and self.cycle is not self._hdr_cycle:
                 self._disarm()  # its headers are complete
-            elif self._hdr_bytes > limits.max_header_bytes and not self.transport.is_closing():
-                self._disarm()
-                self.transport.write(_431)
-                self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
@@ -227,18 +234,28 @@ class _Supervisor:
         self.restarts: list[float] = []
 
     def _spawn(self, number: int) -> None:
-        pid = os.fork()
-        if pid == 0:  # the worker
-            code = 0
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                uvicorn.Server(self.config).run(sockets=[self.sock])
-            except BaseException:  # a worker never returns into the parent's code
-                code = 1
-            finally:
-                os._exit(code)
-        self.children[pid] = number
+        if self.stopping:
+            return
+        # A stop signal arriving while forking waits until the new worker is known here
+        # (then it is passed on) and until the worker's own handlers are in place.
+        stops = {signal.SIGTERM, signal.SIGINT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            pid = os.fork()
+            if pid == 0:  # the worker
+                code = 0
+                try:
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+                    uvicorn.Server(self.config).run(sockets=[self.sock])
+                except BaseException:  # a worker never returns into the parent's code
+                    code = 1
+                finally:
+                    os._exit(code)
+            self.children[pid] = number
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = signum
