@@ -104,7 +104,7 @@ _SESSION_ID_LENGTH = 32  # hex digits of 16 random bytes
 # -- replies ----------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class Reply:
     """What to answer: status, headers (content-type and extras) and body parts."""
 
@@ -352,7 +352,7 @@ def _accepts_json(accept: bytes) -> bool:
 # -- the contract -----------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class Request:
     """A request that passed the checks made before its body is read."""
 
@@ -736,7 +736,7 @@ class App:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # lifespan is off and websockets are not served
             return
-        started = time.perf_counter()
+        started = time.perf_counter() if self.access_log is not None else 0.0
         method: str = scope["method"]
         path: str = scope["path"]
         checked = self.contract.check(method, path, scope["headers"])
