@@ -173,6 +173,11 @@ def test_legacy_sessions(server: HttpServer) -> None:
         -32600,
         5,
     )
+    # initialize always opens a new session, even sent with an existing one
+    again = server.request(
+        "POST", rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}), headers
+    )
+    assert again.status == 200 and again.headers["mcp-session-id"] not in ("", session)
     # DELETE ends it; later requests with it get 404
     assert server.request("DELETE", None, headers).status == 204
     _error(server.request("POST", rpc("skills/list", {}, 6), headers), 404, -32600, 6)

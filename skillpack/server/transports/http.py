@@ -511,10 +511,10 @@ class Contract:
             and not legacy_header
         ):
             return self._modern(message, method, params, meta_version, fields)
+        if method == "initialize":  # a new session, whatever session the client had
+            return self._initialize(message, params)
         if session is not None:
             return self._session(message, method, session, header_version, legacy_header)
-        if method == "initialize":
-            return self._initialize(message, params)
         return self._bare(message, method, legacy_header)
 
     def _modern(
