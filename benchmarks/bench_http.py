@@ -94,6 +94,8 @@ end
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    # an installed server starts from cached bytecode: let the first spawn write it
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

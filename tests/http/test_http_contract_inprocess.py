@@ -151,3 +151,33 @@ def test_the_session_table_is_shared_with_forked_workers() -> None:
     os.close(read)
     assert os.waitpid(pid, 0)[1] == 0
     assert table.touch(session) == "2025-06-18"  # seen by the parent (another worker)
+
+
+def test_a_bug_is_a_500_with_a_json_rpc_error_and_one_log_line(
+    methods: Methods, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    contract = _contract(methods)
+
+    def broken(message: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(contract.stateless, "handle_message", broken)
+    logged: list[str] = []
+    app = http.App(contract, None, log=logged.append)
+    sent: list[dict[str, object]] = []
+    body = {"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {"_meta": META}}
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": _headers()}
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] == 500
+    error = json.loads(sent[1]["body"])["error"]  # type: ignore[arg-type]
+    assert error == {"code": -32603, "message": "Internal error"}
+    assert logged == ["internal error: RuntimeError: a bug"]

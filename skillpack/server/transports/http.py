@@ -727,15 +727,35 @@ class App:
     the reply (streamed when the protocol streams it), logs."""
 
     def __init__(
-        self, contract: Contract, access_log: AccessLog | None, body_timeout: float = 30.0
+        self,
+        contract: Contract,
+        access_log: AccessLog | None,
+        body_timeout: float = 30.0,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         self.contract = contract
         self.access_log = access_log
         self.body_timeout = body_timeout
+        self.log = log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # lifespan is off and websockets are not served
             return
+        try:
+            await self._serve(scope, receive, send)
+        except Exception as exc:  # a bug: one line on stderr, a JSON-RPC error, keep serving
+            if self.log is not None:
+                self.log(f"internal error: {type(exc).__name__}: {exc}")
+                if os.environ.get("SKILLPACK_DEBUG"):
+                    import traceback
+
+                    self.log(traceback.format_exc())
+            reply = _rpc_refusal(500, None, INTERNAL_ERROR, "Internal error")
+            reply.close = True
+            with contextlib.suppress(Exception):  # the response may have begun already
+                await self._send(send, reply)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter() if self.access_log is not None else 0.0
         method: str = scope["method"]
         path: str = scope["path"]
