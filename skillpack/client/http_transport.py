@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from skillpack.client.transport import DEFAULT_TIMEOUT, TransportError
 
-#: The environment variable ``check --url`` and ``pull --url`` read a bearer token from.
+#: The environment variable ``check --url`` and ``vendor --url`` read a bearer token from.
 TOKEN_ENV = "SKILLPACK_HTTP_TOKEN"
 #: The version requests without ``_meta`` carry once the server answered a modern one.
 MODERN_VERSION = "2026-07-28"

@@ -1,4 +1,4 @@
-"""``skillpack check --url`` and ``skillpack pull --url``: the checker and the verifying
+"""``skillpack check --url`` and ``skillpack vendor --url``: the checker and the verifying
 client over Streamable HTTP, against ``skillpack serve --http``."""
 
 from __future__ import annotations
@@ -49,9 +49,11 @@ def test_check_needs_exactly_one_server(args: list[str], message: str) -> None:
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
-def test_pull_url_vendors_every_verified_file(server: HttpServer, tmp_path: Path, era: str) -> None:
+def test_vendor_url_writes_every_verified_file(
+    server: HttpServer, tmp_path: Path, era: str
+) -> None:
     into = tmp_path / "vendor"
-    proc = run_cli("pull", "--era", era, "--url", server.url, "--into", into)
+    proc = run_cli("vendor", "--era", era, "--url", server.url, "--into", into)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "pulled 5 skills" in proc.stdout and "every file verified" in proc.stdout
     config = (into / "skillpack.toml").read_text()
@@ -68,7 +70,7 @@ def test_pull_url_vendors_every_verified_file(server: HttpServer, tmp_path: Path
     assert got == expected
 
 
-def test_pull_url_lists(server: HttpServer) -> None:
-    proc = run_cli("pull", "--url", server.url)
+def test_vendor_url_lists(server: HttpServer) -> None:
+    proc = run_cli("vendor", "--url", server.url)
     assert proc.returncode == 0, proc.stderr
     assert "skill://pdf-processing/SKILL.md\t3 files" in proc.stdout

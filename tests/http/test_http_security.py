@@ -146,12 +146,17 @@ def test_the_token_from_the_environment(examples_skp: Path) -> None:
         running.stop()
 
 
-def test_check_and_pull_send_the_token(token_server: HttpServer, tmp_path: Path) -> None:
+def test_check_and_vendor_send_the_token(token_server: HttpServer, tmp_path: Path) -> None:
     env = {"SKILLPACK_HTTP_TOKEN": TOKEN}
     checked = run_cli("check", "--url", token_server.url, "--json", env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     refused = run_cli("check", "--url", token_server.url, "--era", "modern")
     assert refused.returncode == 1 and "401" in refused.stdout
+    listed = run_cli("vendor", "--url", token_server.url, env=env)
+    assert listed.returncode == 0 and "skill://pdf-processing/SKILL.md" in listed.stdout
+    refused = run_cli("vendor", "--url", token_server.url, "--into", tmp_path / "out")
+    assert refused.returncode == 1 and "401" in refused.stderr
+    assert not (tmp_path / "out").exists()
 
 
 # -- limits -----------------------------------------------------------------------------
