@@ -507,6 +507,25 @@ register(
             ("SRV010", "`--require-signature` with a directory source",
              "Only bundles carry signatures: build and sign one, or drop "
              "`--require-signature`."),
+            ("SRV020", "`--http` cannot run as asked: its extra is not installed, an HTTP "
+             "option is given without it, or `--workers` on a system without fork",
+             "Install the server with `pip install 'skillpack[http]'`; HTTP options need "
+             "`--http [HOST:]PORT`."),
+            ("SRV021", "the bearer token is missing where it is required, unreadable, or "
+             "malformed",
+             "A non-loopback `--http` address needs `--token-file FILE` (or "
+             "`SKILLPACK_SERVE_TOKEN`), or `--no-auth` to serve it without authentication "
+             "on purpose; a token is one line of visible ASCII."),
+            ("SRV022", "the `--http` address cannot be resolved or listened on",
+             "Choose another port (0 picks a free one) or stop what is using it."),
+            ("SRV023", "`--certfile`/`--keyfile`: missing, alone, or not a certificate and "
+             "its key",
+             "Give a PEM certificate (chain) and its unencrypted PEM private key."),
+        ),
+        *_codes(
+            F,
+            ("SRV024", "the HTTP workers keep exiting",
+             "More than ten restarts within a minute; the log shows why they exit."),
         ),
     ],
 )  # fmt: skip
@@ -554,6 +573,9 @@ register(
         ),
         *_codes(
             U,
+            ("CLI002", "no server, or both a server command and `--url`, or a `--url` that "
+             "is not http(s)",
+             "Put the server command after `--`, or give `--url http(s)://HOST:PORT/PATH`."),
             ("CLI120", "the `--into` directory exists and is not empty",
              "Choose a new directory or pass `--force` to replace it."),
             ("CLI121", "no listed skill matches `--skill`", ""),

@@ -178,6 +178,22 @@ def test_unknown_methods_and_wrong_param_types(server: Server) -> None:
     assert initialize["error"]["code"] == -32602
 
 
+def test_initialize_and_ping_are_not_methods_of_the_2026_era(server: Server) -> None:
+    """With the 2026-07-28 envelope, the legacy-only methods do not exist (-32601), and
+    answering them changes nothing: the process is still not in a legacy era."""
+    for method, params in [
+        ("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),
+        ("ping", {}),
+    ]:
+        error = server.modern_error(method, **params)
+        assert error["code"] == -32601, (method, error)
+    # no handshake happened: a request without the envelope is still refused
+    assert server.request("skills/list", {})["error"]["code"] == -32602
+    # without the envelope, both are still the legacy methods
+    assert server.request("ping")["result"] == {}
+    assert server.initialize()["protocolVersion"] == "2025-11-25"
+
+
 def test_no_directory_read_option() -> None:
     with Server(SKILLS, "--no-directory-read") as server:
         result = server.modern("server/discover")

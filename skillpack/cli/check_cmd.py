@@ -1,4 +1,4 @@
-"""``skillpack check -- CMD [ARGS...]``."""
+"""``skillpack check -- CMD [ARGS...]`` and ``skillpack check --url URL``."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ ERAS = {"both": ("modern", "legacy"), "modern": ("modern",), "legacy": ("legacy"
 @app.command("check", context_settings={"allow_interspersed_args": False})
 def check(
     command: Annotated[
-        list[str], typer.Argument(metavar="CMD", help="The server command, after '--'.")
-    ],
+        list[str] | None, typer.Argument(metavar="CMD", help="The server command, after '--'.")
+    ] = None,
     era: Annotated[
         Literal["both", "modern", "legacy"], typer.Option(help="modern, legacy or both.")
     ] = "both",
@@ -32,15 +32,28 @@ def check(
     chosen: FormatOpt = "text",
     json_flag: JsonFlag = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL", help="A Streamable HTTP endpoint (token from SKILLPACK_HTTP_TOKEN)."
+        ),
+    ] = None,
 ) -> int:
-    """Run the Skills-extension conformance scenarios against a stdio MCP server."""
+    """Run the Skills-extension conformance scenarios against a stdio MCP server (-- CMD)
+    or a Streamable HTTP one (--url URL)."""
     from skillpack.conformance import SCENARIOS, exit_code, render_json, render_table, run_check
 
     names = [n for n, _ in SCENARIOS]
     for name in scenario or ():
         if name not in names:
             raise UsageError("USE002", f"unknown scenario {name!r}; known: {', '.join(names)}")
-    outcomes = run_check(command, eras=ERAS[era], only=scenario or (), timeout=timeout)  # type: ignore[arg-type]
+    outcomes = run_check(
+        command or (),
+        eras=ERAS[era],  # type: ignore[arg-type]
+        only=scenario or (),
+        timeout=timeout,
+        url=url,
+    )
     if output_format(chosen, json_flag) == "json":
         print(render_json(outcomes))
     else:

@@ -21,7 +21,10 @@ app = CommandApp()
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
 )
 def serve(ctx: typer.Context) -> int:
-    """Serve skills over MCP on stdio (see 'skillpack serve --help')."""
+    """Serve skills over MCP on stdio, or Streamable HTTP with --http.
+
+    See 'skillpack serve --help'.
+    """
     from skillpack.server.cli import main
 
     return main(list(ctx.args))

@@ -1,7 +1,9 @@
-"""``skillpack vendor [--into DIR] -- CMD [ARGS...]``: the verifying MCP client."""
+"""``skillpack vendor [--into DIR] -- CMD [ARGS...]`` (or ``--url URL``): the verifying
+MCP client."""
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 from pathlib import Path
 from typing import Annotated, Literal
@@ -17,8 +19,8 @@ app = CommandApp()
 @app.command("vendor", context_settings={"allow_interspersed_args": False})
 def vendor_command(
     command: Annotated[
-        list[str], typer.Argument(metavar="CMD", help="The server command, after '--'.")
-    ],
+        list[str] | None, typer.Argument(metavar="CMD", help="The server command, after '--'.")
+    ] = None,
     into: Annotated[
         Path | None,
         typer.Option(metavar="DIR", help="Write the verified skills into this new directory."),
@@ -37,17 +39,24 @@ def vendor_command(
         Literal["auto", "modern", "legacy"], typer.Option(help="auto, modern or legacy.")
     ] = "auto",
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL", help="A Streamable HTTP endpoint (token from SKILLPACK_HTTP_TOKEN)."
+        ),
+    ] = None,
 ) -> int:
-    """List, or verify and vendor into a tree, the skills a stdio MCP server publishes.
+    """List, or verify and vendor into a tree, the skills an MCP server publishes (stdio:
+    -- CMD; Streamable HTTP: --url URL).
 
     Without --into, list the skills; with it, verify every file against the listed
     digests and write the skills into DIR, ready to lock and build.
     """
     from skillpack._internal.words import plural
-    from skillpack.client import McpSession, StdioConnection, entry_from_wire, pull
+    from skillpack.client import McpSession, entry_from_wire, open_connection, pull
     from skillpack.client.verify import DynamicEntry
 
-    with StdioConnection(command, timeout=timeout) as conn:
+    with contextlib.closing(open_connection(command or (), url=url, timeout=timeout)) as conn:
         session = McpSession(conn, era)
         description = session.connect()
         if description.skills_settings is None:
@@ -71,7 +80,7 @@ def vendor_command(
             select=skill or (),
             allow_dynamic=allow_dynamic,
             force=force,
-            origin=shlex.join(command),
+            origin=url or shlex.join(command or ()),
         )
     print(
         f"pulled {plural(len(report.skills), 'skill')}, {plural(report.files, 'file')}, "

@@ -4,7 +4,7 @@ Typical use::
 
     from skillpack.client import StdioConnection, McpSession, entry_from_wire, load_skill
 
-    with StdioConnection(["skillpack", "serve", "skills.skp"]) as conn:
+    with StdioConnection(["skillpack", "serve", "skills.skp"]) as conn:  # or HttpConnection(url)
         session = McpSession(conn)
         session.connect()
         for item in session.list_skills():
@@ -17,6 +17,8 @@ Everything that fails a check raises :class:`VerificationError` naming the URI.
 
 from __future__ import annotations
 
+from skillpack.client.connect import open_connection
+from skillpack.client.http_transport import HttpConnection
 from skillpack.client.pull import PullReport, pull
 from skillpack.client.session import LEGACY_VERSIONS, MODERN_VERSION, McpSession, ServerDescription
 from skillpack.client.transport import RpcError, StdioConnection, TransportError
@@ -35,6 +37,7 @@ __all__ = [
     "MODERN_VERSION",
     "DynamicEntry",
     "HeldSkill",
+    "HttpConnection",
     "McpSession",
     "PullReport",
     "RpcError",
@@ -46,5 +49,6 @@ __all__ = [
     "content_bytes",
     "entry_from_wire",
     "load_skill",
+    "open_connection",
     "pull",
 ]

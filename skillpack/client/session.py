@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from skillpack._internal.version import __version__
-from skillpack.client.transport import RpcError, StdioConnection, TransportError
+from skillpack.client.transport import Connection, RpcError, TransportError
 
 MODERN_VERSION = "2026-07-28"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -53,9 +53,9 @@ class ServerDescription:
 
 
 class McpSession:
-    """Requests over a :class:`StdioConnection` in one era."""
+    """Requests over a connection (stdio or HTTP) in one era."""
 
-    def __init__(self, conn: StdioConnection, era: Literal["auto", "modern", "legacy"] = "auto"):
+    def __init__(self, conn: Connection, era: Literal["auto", "modern", "legacy"] = "auto"):
         self.conn = conn
         self.requested_era = era
         self.description: ServerDescription | None = None

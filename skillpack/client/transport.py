@@ -16,7 +16,7 @@ import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError
 
@@ -42,6 +42,36 @@ class TransportError(SkillpackError):
         details = [f"server stderr: {line}" for line in stderr.strip().splitlines()[-5:]]
         super().__init__("CLI001", message, exit_code=EXIT_FINDINGS, details=details)
         self.timed_out = timed_out
+
+
+class Connection(Protocol):
+    """What a session needs of a connection: :class:`StdioConnection`, or
+    :class:`~skillpack.client.http_transport.HttpConnection` for Streamable HTTP."""
+
+    timeout: float
+    notifications: list[dict[str, Any]]
+    protocol_errors: list[str]
+
+    @property
+    def stderr(self) -> str: ...
+
+    def send_raw(self, data: bytes) -> None: ...
+
+    def send(self, message: Mapping[str, Any]) -> None: ...
+
+    def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None: ...
+
+    def next_id(self) -> int: ...
+
+    def wait_response(self, request_id: Any, timeout: float | None = None) -> dict[str, Any]: ...
+
+    def wait_unmatched(self, timeout: float) -> dict[str, Any] | None: ...
+
+    def call_raw(
+        self, method: str, params: Mapping[str, Any] | None, timeout: float | None = None
+    ) -> dict[str, Any]: ...
+
+    def close(self) -> int | None: ...
 
 
 class StdioConnection:

@@ -1,14 +1,17 @@
-"""Run the conformance scenarios against a spawned stdio server, in each era it speaks."""
+"""Run the conformance scenarios against a server, spawned over stdio or reached over
+Streamable HTTP, in each era it speaks."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import Literal
 
 from skillpack._internal.words import shorten
+from skillpack.client.connect import open_connection
 from skillpack.client.session import McpSession
-from skillpack.client.transport import RpcError, StdioConnection, TransportError
+from skillpack.client.transport import RpcError, TransportError
 from skillpack.client.verify import VerificationError
 from skillpack.conformance.model import Outcome
 from skillpack.conformance.scenarios import SCENARIOS, EraContext
@@ -24,12 +27,15 @@ def run_check(
     eras: Sequence[EraName] = ("modern", "legacy"),
     only: Sequence[str] = (),
     timeout: float = 30.0,
+    url: str | None = None,
 ) -> list[Outcome]:
-    """Spawn ``argv`` once per era and run every scenario (or those in ``only``)."""
+    """Spawn ``argv`` (or connect to ``url``) once per era and run every scenario (or
+    those in ``only``)."""
     chosen = [(n, fn) for n, fn in SCENARIOS if not only or n in only]
     outcomes: list[Outcome] = []
     for era in eras:
-        with StdioConnection(argv, timeout=timeout) as conn:
+        conn = open_connection(argv, url=url, timeout=timeout)
+        with contextlib.closing(conn):
             session = McpSession(conn, era)
             try:
                 description = session.connect()

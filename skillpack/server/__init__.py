@@ -1,8 +1,10 @@
-"""``skillpack serve``: a stdio MCP server for Agent Skills bundles and source trees.
+"""``skillpack serve``: an MCP server for Agent Skills bundles and source trees, on stdio
+or over Streamable HTTP.
 
-The serve path imports only the standard library and skillpack's stdlib-only modules
-(:mod:`skillpack.manifest`, :mod:`skillpack.content`, :mod:`skillpack._internal.uri`,
-:mod:`skillpack.errors`), so a host gets its first response fast.
+The stdio serve path imports only the standard library and skillpack's stdlib-only
+modules (:mod:`skillpack.manifest`, :mod:`skillpack.content`, :mod:`skillpack._internal.uri`,
+:mod:`skillpack.errors`), so a host gets its first response fast; ``--http`` adds uvicorn
+(the ``http`` extra), imported only then.
 
 Modules, one job each:
 
@@ -13,5 +15,7 @@ Modules, one job each:
 * :mod:`.jsonrpc` -- JSON-RPC framing values: error codes, errors, response bytes;
 * :mod:`.protocol` -- message validation, era handling (2026-07-28 and legacy), dispatch;
 * :mod:`.handlers` -- one function per MCP method;
-* :mod:`.stdio` -- the bounded line reader and the serving loop.
+* :mod:`.transports.stdio` -- the bounded line reader and the serving loop;
+* :mod:`.transports.http` -- the Streamable HTTP contract and the ASGI app over it;
+* :mod:`.transports.http_serve` -- uvicorn, its limits, the socket and the workers.
 """

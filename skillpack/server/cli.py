@@ -20,16 +20,18 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from skillpack._internal.cliparse import Parser
 from skillpack._internal.version import __version__
-from skillpack.errors import SkillpackError, UsageError, report_internal_error
+from skillpack.errors import Location, SkillpackError, UsageError, report_internal_error
 from skillpack.signing.options import add_require_signature_arguments, required_policy
 
 if TYPE_CHECKING:
+    from skillpack.server.sources import Mount
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
 
 DESCRIPTION = """\
-Serve Agent Skills over MCP on stdin/stdout (the Skills extension, SEP-2640; MCP
-2026-07-28 and the legacy 2024-11-05..2025-11-25 handshake on the same process).
+Serve Agent Skills over MCP on stdin/stdout, or over Streamable HTTP with --http (the
+Skills extension, SEP-2640; MCP 2026-07-28 and the legacy 2024-11-05..2025-11-25
+handshake on the same server).
 SOURCE is a .skp bundle, an oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST) reference
 (pulled into the cache, then served from it; by digest and cached: no network), or a
 skills directory (authors: the manifest is built in memory behind the lint gate).
@@ -38,8 +40,14 @@ sent."""
 
 EPILOG = """\
 host configuration:  {"command": "skillpack", "args": ["serve", "/path/to/skills.skp"]}
+over HTTP:           skillpack serve --http 127.0.0.1:8080 skills.skp  (endpoint /mcp)
 exit codes: 0 stdin closed or SIGTERM; 1 lint errors (DIR), a bundle or signature that
 fails verification; 2 usage or sources; 3 a bug; 130 interrupted (docs/errors.md)"""
+
+#: The environment variable ``--http`` reads the bearer token from (``--token-file``
+#: takes precedence).
+TOKEN_ENV = "SKILLPACK_SERVE_TOKEN"
+HTTP_EXTRA_HINT = "pip install 'skillpack[http]'"
 
 
 class _Terminated(Exception):
@@ -69,6 +77,130 @@ def _seconds(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError("must be a positive number of seconds")
     return value
+
+
+def _http_address(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` -> (host, port); IPv6 hosts in brackets (``[::1]:8080``)."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", text
+    if host.startswith("[") != host.endswith("]") or (":" in host and not host.startswith("[")):
+        raise argparse.ArgumentTypeError(f"{text!r}: write an IPv6 host in brackets, [::1]:8080")
+    if not host or host == "[]" or any(c.isspace() for c in host):
+        raise argparse.ArgumentTypeError(f"{text!r}: no host before the ':'")
+    if not (port.isascii() and port.isdigit()) or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: the port must be a number 0-65535")
+    return host, int(port)
+
+
+def _endpoint_path(text: str) -> str:
+    if not text.startswith("/") or any(c in text for c in "?#% ") or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r}: a path starting with '/', like /mcp")
+    return text
+
+
+#: The HTTP options (argparse dest -> flag), refused without --http.
+HTTP_OPTIONS = {
+    "path": "--path",
+    "workers": "--workers",
+    "allow_host": "--allow-host",
+    "allow_origin": "--allow-origin",
+    "token_file": "--token-file",
+    "no_auth": "--no-auth",
+    "certfile": "--certfile",
+    "keyfile": "--keyfile",
+    "log_format": "--log-format",
+    "max_body_bytes": "--max-body-bytes",
+    "max_connections": "--max-connections",
+    "max_sessions": "--max-sessions",
+    "session_idle": "--session-idle",
+    "header_timeout": "--header-timeout",
+    "body_timeout": "--body-timeout",
+    "keepalive_timeout": "--keepalive-timeout",
+    "grace": "--grace",
+}
+
+
+def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
+    http = parser.add_argument_group(
+        "Streamable HTTP", f"serve over HTTP instead of stdio (needs {HTTP_EXTRA_HINT})"
+    )
+    add = http.add_argument
+    add(
+        "--http",
+        type=_http_address,
+        metavar="[HOST:]PORT",
+        help="listen on HOST (default 127.0.0.1) and PORT (0: a free one, printed on stderr)",
+    )
+    add("--path", type=_endpoint_path, metavar="PATH", help="the MCP endpoint (default /mcp)")
+    add("--workers", type=_positive, metavar="N", help="serve from N processes (default 1)")
+    add(
+        "--allow-host",
+        action="append",
+        metavar="HOST[:PORT]",
+        help="also answer requests whose Host is this name (any port unless given; '*': "
+        "any Host). The bound address and localhost, 127.0.0.1, [::1] with the bound "
+        "port are always accepted",
+    )
+    add(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="also accept browser requests from this Origin (https://app.example; '*': "
+        "any). Origins naming an accepted Host are always accepted",
+    )
+    add(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help=f"require 'Authorization: Bearer TOKEN', TOKEN read from FILE (or set {TOKEN_ENV})",
+    )
+    add(
+        "--no-auth",
+        action="store_true",
+        default=None,
+        help="serve a non-loopback address without a token (refused otherwise)",
+    )
+    add("--certfile", type=Path, metavar="PEM", help="serve HTTPS with this certificate chain")
+    add("--keyfile", type=Path, metavar="PEM", help="the private key of --certfile")
+    add(
+        "--log-format",
+        choices=("text", "json"),
+        help="access log lines on stderr as text (default) or JSON; -q turns the log off",
+    )
+    add("--max-body-bytes", type=_positive, metavar="N", help="largest message (default 4 MiB)")
+    add("--max-connections", type=_positive, metavar="N", help="open connections (default 512)")
+    add("--max-sessions", type=_positive, metavar="N", help="live legacy sessions (default 1024)")
+    add(
+        "--session-idle",
+        type=_seconds,
+        metavar="S",
+        help="a legacy session unused this long expires (default 3600)",
+    )
+    add(
+        "--header-timeout",
+        type=_seconds,
+        metavar="S",
+        help="time for a request's headers to arrive (default 10)",
+    )
+    add(
+        "--body-timeout",
+        type=_seconds,
+        metavar="S",
+        help="time for a request's body to arrive (default 30)",
+    )
+    add(
+        "--keepalive-timeout",
+        type=_seconds,
+        metavar="S",
+        help="an idle keep-alive connection is closed after this (default 30)",
+    )
+    add(
+        "--grace",
+        type=_seconds,
+        metavar="S",
+        help="on SIGTERM, time to finish the requests in flight (default 10)",
+    )
 
 
 #: what names a registry source rather than a path
@@ -136,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"skillpack {__version__}")
     add_require_signature_arguments(parser)
     add_registry_arguments(parser)
+    _add_http_arguments(parser)
     return parser
 
 
@@ -191,6 +324,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SkillpackError as exc:  # usage errors (USE000), as every command reports them
         print(exc.render(), file=sys.stderr)
         return exc.exit_code
+    if args.http is not None:
+        return _main_http(args)
+    given = [flag for dest, flag in HTTP_OPTIONS.items() if getattr(args, dest) is not None]
+    if given:
+        error = UsageError(
+            "SRV020", f"{', '.join(given)} only apply to --http", hint="add --http [HOST:]PORT"
+        )
+        print(error.render(), file=sys.stderr)
+        return error.exit_code
     protocol_out: BinaryIO = os.fdopen(os.dup(1), "wb", buffering=256 * 1024)
     sys.stdout = sys.stderr  # nothing but protocol messages may reach stdout
     signal.signal(signal.SIGTERM, _on_sigterm)
@@ -212,13 +354,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             protocol_out.close()
 
 
+def _main_http(args: argparse.Namespace) -> int:
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _serve_http(args)
+    except _Terminated:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except SkillpackError as exc:
+        print(exc.render(), file=sys.stderr)
+        return exc.exit_code
+    except Exception as exc:  # a bug: a message, not a traceback
+        return report_internal_error(exc, "skillpack serve")
+
+
 def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     from skillpack._internal.words import plural
     from skillpack.server.content import VerifiedReader
     from skillpack.server.handlers import Methods, ServeOptions
     from skillpack.server.index import Index
     from skillpack.server.protocol import Protocol
-    from skillpack.server.sources import load_mounts, stderr_log
+    from skillpack.server.sources import stderr_log
     from skillpack.server.transports.stdio import LineServer
 
     def log(message: str) -> None:
@@ -228,17 +385,7 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
         if not args.quiet:
             stderr_log(message)
 
-    prefixes = _prefixes(args.prefix, len(args.sources))
-    policy = required_policy(args)
-    sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
-    sources = _check_signatures(sources, policy, args, info)
-    mounts = load_mounts(
-        [s.path for s in sources],
-        prefixes,
-        lint=args.lint,
-        log=info,
-        origins=[s.origin for s in sources],
-    )
+    mounts = _mounts(args, info)
     try:
         index = Index(mounts)
         options = ServeOptions(args.ttl_ms, args.cache_scope, args.page_size, args.directory_read)
@@ -253,6 +400,175 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
         for mount in mounts:
             mount.source.close()
     return 0
+
+
+def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount]:
+    """The sources, resolved (``oci://`` ones fetched), signature-checked when asked, and
+    mounted at their prefixes: what either transport serves."""
+    from skillpack.server.sources import load_mounts
+
+    prefixes = _prefixes(args.prefix, len(args.sources))
+    policy = required_policy(args)
+    sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
+    sources = _check_signatures(sources, policy, args, info)
+    return load_mounts(
+        [s.path for s in sources],
+        prefixes,
+        lint=args.lint,
+        log=info,
+        origins=[s.origin for s in sources],
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _read_token(args: argparse.Namespace) -> bytes | None:
+    """The bearer token from --token-file or the environment (None when neither)."""
+    if args.token_file is not None:
+        path: Path = args.token_file
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(
+                "SRV021",
+                f"--token-file: cannot read it: {exc.strerror}",
+                Location(str(path)),
+            ) from None
+        where = f"--token-file {path}"
+    elif os.environ.get(TOKEN_ENV):
+        raw, where = os.environ[TOKEN_ENV].encode("utf-8"), TOKEN_ENV
+    else:
+        return None
+    token = raw.strip()
+    if not token or any(c <= 0x20 or c >= 0x7F for c in token):
+        raise UsageError(
+            "SRV021",
+            f"{where}: the token must be one line of visible ASCII characters",
+            hint="generate one with: python3 -c 'import secrets; print(secrets.token_urlsafe(32))'",
+        )
+    return token
+
+
+def _serve_http(args: argparse.Namespace) -> int:
+    """``skillpack serve --http``: every check that needs no socket, then the sources,
+    then the listening socket, then serve until SIGTERM."""
+    host, port = args.http
+    token = _read_token(args)
+    if token is not None and args.no_auth:
+        raise UsageError("SRV021", "--no-auth and a bearer token contradict each other")
+    if token is None and not args.no_auth and not _is_loopback(host):
+        raise UsageError(
+            "SRV021",
+            f"--http {host}:{port} is reachable from other machines and no token is set",
+            hint=f"give --token-file FILE (or set {TOKEN_ENV}); or pass --no-auth to serve "
+            "without authentication on purpose",
+        )
+    if (args.certfile is None) != (args.keyfile is None):
+        raise UsageError("SRV023", "--certfile and --keyfile go together")
+    for option, path in (("--certfile", args.certfile), ("--keyfile", args.keyfile)):
+        if path is not None and not path.is_file():
+            raise UsageError("SRV023", f"{option}: no such file", Location(str(path)))
+    workers = args.workers or 1
+    if workers > 1 and not hasattr(os, "fork"):
+        raise UsageError("SRV020", "--workers needs a system with fork(); use one worker")
+    try:
+        import uvicorn  # noqa: F401 - only to know whether the extra is installed
+    except ImportError:
+        raise UsageError(
+            "SRV020",
+            "--http needs the optional HTTP server, which is not installed",
+            hint=HTTP_EXTRA_HINT,
+        ) from None
+    from skillpack._internal.words import plural
+    from skillpack.server.content import VerifiedReader
+    from skillpack.server.handlers import Methods, ServeOptions
+    from skillpack.server.index import Index
+    from skillpack.server.protocol import Protocol
+    from skillpack.server.sources import stderr_log
+    from skillpack.server.transports import http, http_serve
+
+    def log(message: str) -> None:
+        stderr_log(message)
+
+    def info(message: str) -> None:
+        if not args.quiet:
+            stderr_log(message)
+
+    mounts = _mounts(args, info)
+    try:
+        index = Index(mounts)
+        options = ServeOptions(args.ttl_ms, args.cache_scope, args.page_size, args.directory_read)
+        reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
+        methods = Methods(index, options, reader)
+        sock = http_serve.bind(host, port)
+        try:
+            port = sock.getsockname()[1]  # port 0: the one chosen (Host checks use it)
+            settings = http.HttpSettings(
+                host=host,
+                port=port,
+                path=args.path or "/mcp",
+                tls=args.certfile is not None,
+                allow_hosts=tuple(args.allow_host or ()),
+                allow_origins=tuple(args.allow_origin or ()),
+                token=token,
+                max_body_bytes=args.max_body_bytes or http.DEFAULT_MAX_BODY_BYTES,
+            )
+            sessions = http.SessionTable(
+                args.max_sessions or http.DEFAULT_MAX_SESSIONS,
+                args.session_idle or http.DEFAULT_SESSION_IDLE_S,
+            )
+            contract = http.Contract(
+                settings,
+                Protocol(methods, log, sticky=False),
+                http.legacy_protocols(
+                    lambda version: Protocol(methods, log, legacy_version=version, sticky=False)
+                ),
+                sessions,
+            )
+            access = None if args.quiet else http.AccessLog(args.log_format or "text")
+            app = http.App(contract, access, body_timeout=args.body_timeout or 30.0, log=log)
+            defaults = http_serve.Limits()
+            limits = http_serve.Limits(
+                header_timeout=args.header_timeout or defaults.header_timeout,
+                max_connections=args.max_connections or defaults.max_connections,
+                keepalive_timeout=args.keepalive_timeout or defaults.keepalive_timeout,
+                grace=args.grace or defaults.grace,
+            )
+            config = http_serve.make_config(
+                app,
+                limits,
+                certfile=str(args.certfile) if args.certfile else None,
+                keyfile=str(args.keyfile) if args.keyfile else None,
+                quiet=args.quiet,
+            )
+            info(
+                f"serving {plural(len(index.skills), 'skill')} "
+                f"({plural(len(index.files), 'file')}) from "
+                + ", ".join(f"{m.label} ({m.origin})" for m in mounts)
+            )
+            scheme = "https" if args.certfile else "http"
+            auth = "bearer token required" if token else "no token"
+            stderr_log(
+                f"listening on {scheme}://{host}:{port}{settings.path} "
+                f"({plural(workers, 'worker')}, {auth})"
+            )
+            if workers > 1:
+                sessions.share_between_processes()
+            return http_serve.run(config, sock, workers, log)
+        finally:
+            sock.close()
+    finally:
+        for mount in mounts:
+            mount.source.close()
 
 
 @dataclass(frozen=True)

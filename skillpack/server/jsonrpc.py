@@ -39,6 +39,9 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+#: MCP 2026-07-28, Streamable HTTP only: a header disagrees with the body, or a required
+#: header is missing or malformed.
+HEADER_MISMATCH = -32020
 #: MCP 2026-07-28: the request's protocol version is not supported.
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 #: MCP 2025-11-25 and earlier: resource not found (never sent to modern requests).

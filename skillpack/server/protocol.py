@@ -9,9 +9,18 @@ One process serves both eras (MCP "dual-era" server):
 * ``initialize`` negotiates a legacy version (2024-11-05 .. 2025-11-25); from then on,
   requests without that envelope are served under it, with legacy result shapes (no
   ``resultType``, no caching fields; not-found reads answer ``-32002``);
-* ``ping`` is answered in any state, as legacy clients may ping before ``initialize``.
+* ``ping`` is answered in any state, as legacy clients may ping before ``initialize``;
+* ``initialize`` and ``ping`` are legacy methods only: a request carrying the
+  2026-07-28 envelope gets ``-32601`` for them, as for any method the era does not have.
 
-Every request gets exactly one response; notifications never do.
+Every request gets exactly one response; notifications never do. Error responses are
+:class:`ErrorReply` values, which carry their JSON-RPC code for transports that map
+it to a status (HTTP).
+
+The stdio transport keeps one :class:`Protocol` per process, so ``initialize`` makes
+the process legacy. The HTTP transport keeps legacy sessions itself: it answers through
+a Protocol made with ``legacy_version`` fixed and ``sticky=False``, so no request
+changes the state of the Protocol that answers it.
 """
 
 from __future__ import annotations
@@ -57,6 +66,35 @@ Log = Callable[[str], None]
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+#: Methods of the legacy revisions only: in the 2026-07-28 era they do not exist.
+LEGACY_ONLY_METHODS = frozenset({"initialize", "ping"})
+
+
+class ErrorReply(tuple[bytes, ...]):
+    """The encoded lines of an error response, with its JSON-RPC ``code``."""
+
+    code: int
+
+    def __new__(cls, lines: tuple[bytes, ...], code: int) -> ErrorReply:
+        reply = super().__new__(cls, lines)
+        reply.code = code
+        return reply
+
+
+def negotiate_version(requested: object) -> str:
+    """The legacy version ``initialize`` settles on: the one asked for when this server
+    speaks it, else the newest legacy version."""
+    if isinstance(requested, str) and requested in LEGACY_VERSIONS:
+        return requested
+    return LEGACY_VERSIONS[0]
+
+
+def carries_modern_envelope(params: object) -> bool:
+    """True when ``params._meta`` names a protocol version (a 2026-07-28-era request)."""
+    if not isinstance(params, dict):
+        return False
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
 
 
 def _skip_ws(text: str, pos: int) -> int:
@@ -96,10 +134,19 @@ def _sniff_id(head: bytes) -> RequestId | None:
 class Protocol:
     """Turns one incoming line into the bytes of its response (or None)."""
 
-    def __init__(self, methods: Methods, log: Log) -> None:
+    def __init__(
+        self,
+        methods: Methods,
+        log: Log,
+        *,
+        legacy_version: str | None = None,
+        sticky: bool = True,
+    ) -> None:
         self.methods = methods
         self.log = log
-        self.legacy_version: str | None = None  #: set by ``initialize``
+        #: the era of requests without the envelope; set by ``initialize`` when sticky
+        self.legacy_version: str | None = legacy_version
+        self.sticky = sticky
         options = methods.options
         meta = b',"_meta":' + encode_json({SERVER_INFO_KEY: SERVER_INFO})
         cache = b',"ttlMs":' + encode_json(options.ttl_ms)
@@ -129,6 +176,11 @@ class Protocol:
             return self._batch(message)
         return self._message(message)
 
+    def handle_message(self, message: Any) -> Encoded | None:
+        """The response to one decoded JSON value that is not a batch (None for
+        notifications and for responses a client sends)."""
+        return self._message(message)
+
     def handle_oversized(self, head: bytes, size: int, limit: int) -> Encoded:
         """The response to a line longer than ``limit`` (only its first bytes were kept)."""
         return self._error(
@@ -143,7 +195,7 @@ class Protocol:
     def _error(
         self, request_id: RequestId | None, code: int, message: str, data: Any = None
     ) -> Encoded:
-        return (error_response(request_id, RpcError(code, message, data)),)
+        return ErrorReply((error_response(request_id, RpcError(code, message, data)),), code)
 
     def _batch(self, batch: list[Any]) -> Encoded:
         reason = "Invalid Request: batch arrays are not supported; send one message per line"
@@ -154,7 +206,8 @@ class Protocol:
         ]
         if not ids:
             return self._error(None, INVALID_REQUEST, reason)
-        return tuple(error_response(i, RpcError(INVALID_REQUEST, reason)) for i in ids)
+        lines = tuple(error_response(i, RpcError(INVALID_REQUEST, reason)) for i in ids)
+        return ErrorReply(lines, INVALID_REQUEST)
 
     def _message(self, message: Any) -> Encoded | None:
         if not isinstance(message, dict):
@@ -190,7 +243,7 @@ class Protocol:
                 raise RpcError(INVALID_PARAMS, "params must be an object")
             return self._request(request_id, method, params)
         except RpcError as exc:
-            return (error_response(request_id, exc),)
+            return ErrorReply((error_response(request_id, exc),), exc.code)
         except Exception as exc:  # a bug: answer, log, keep serving
             self.log(f"internal error in {method}: {type(exc).__name__}: {exc}")
             if os.environ.get("SKILLPACK_DEBUG"):
@@ -200,6 +253,12 @@ class Protocol:
             return self._error(request_id, INTERNAL_ERROR, "Internal error")
 
     def _request(self, request_id: RequestId, method: str, params: JSONObject) -> Encoded:
+        if method in LEGACY_ONLY_METHODS and carries_modern_envelope(params):
+            raise RpcError(
+                METHOD_NOT_FOUND,
+                f"Method not found: {method} is not a method of the 2026-07-28 revision",
+                {"method": method},
+            )
         if method == "initialize":
             return self._initialize(request_id, params)
         handler = self.methods.table.get(method)
@@ -260,8 +319,9 @@ class Protocol:
             raise RpcError(INVALID_PARAMS, "params.protocolVersion must be a string")
         if not isinstance(params.get("capabilities", {}), dict):
             raise RpcError(INVALID_PARAMS, "params.capabilities must be an object")
-        version = requested if requested in LEGACY_VERSIONS else LEGACY_VERSIONS[0]
-        self.legacy_version = version
+        version = negotiate_version(requested)
+        if self.sticky:
+            self.legacy_version = version
         answer = result(self.methods.initialize_result(version))
         return (result_head(request_id), *answer.members, RESULT_TAIL)
 

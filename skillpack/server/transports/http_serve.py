@@ -1,0 +1,350 @@
+"""Running the HTTP transport: uvicorn in front of :class:`~.http.App`, one or more workers.
+
+Imported only for ``skillpack serve --http`` (it imports uvicorn, from the ``http``
+extra). What uvicorn does not bound itself is bounded here, in a thin subclass of its
+HTTP protocol:
+
+* the time from a connection's (or a request's) first byte to the end of its headers
+  (408 and close: a client that never finishes its headers holds no slot for long);
+* the bytes of a request's headers (431 and close);
+* the number of open connections (503 and close for the ones over the limit).
+
+Idle keep-alive connections are closed by uvicorn (``timeout_keep_alive``), bodies are
+bounded in time and size by the app. The listening socket is bound here, before any
+worker starts, so that port 0 is resolved once and the address printed is the one
+served; workers are forked from the process that loaded the sources (they share its
+memory until they write to it) and restarted if one dies. SIGTERM stops accepting,
+answers what is in flight (up to the grace period) and exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import ssl
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+from skillpack.errors import EXIT_FINDINGS, SkillpackError, UsageError
+from skillpack.server.transports.http import App
+
+_408 = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 36\r\nconnection: close\r\n\r\nthe request headers did not arrive\r\n"
+)
+_431 = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8"
+    b"\r\ncontent-length: 27\r\nconnection: close\r\n\r\nthe headers are too large\r\n"
+)
+_503 = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"retry-after: 1\r\ncontent-length: 23\r\nconnection: close\r\n\r\ntoo many connections\r\n"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    header_timeout: float = 10.0
+    max_header_bytes: int = 32 * 1024
+    max_connections: int = 512
+    keepalive_timeout: float = 30.0
+    grace: float = 10.0
+
+
+#: Pending writes past this size leave at once (a streamed file is not held whole).
+COALESCE_BYTES = 64 * 1024
+
+
+class _Coalescing:
+    """The connection's transport, with the writes made in one step of the event loop
+    sent together: uvicorn writes a response's head and its body separately, and one
+    send instead of two is a good part of a small response's cost. Everything else is
+    the transport's own."""
+
+    __slots__ = ("_loop", "_pending", "_size", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] | None = None
+        self._size = 0
+
+    def write(self, data: bytes) -> None:
+        if self._pending is None:
+            if len(data) >= COALESCE_BYTES:
+                self._transport.write(data)
+                return
+            self._pending = [data]
+            self._size = len(data)
+            self._loop.call_soon(self._flush)
+            return
+        self._pending.append(data)
+        self._size += len(data)
+        if self._size >= COALESCE_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending:
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol (httptools where installed, else h11) with the header
+    time and size limits and the connection limit."""
+    base: Any = AutoHTTPProtocol
+
+    class Guarded(base):  # type: ignore[misc]
+        _hdr_timer: asyncio.TimerHandle | None = None
+        _hdr_cycle: object = None
+        _hdr_bytes = 0
+        _hdr_tail = b""
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(_Coalescing(transport, self.loop))
+            if len(self.connections) > limits.max_connections:
+                transport.write(_503)
+                transport.close()
+                return
+            self._arm()
+
+        def _arm(self) -> None:
+            self._hdr_cycle = self.cycle
+            self._hdr_bytes = 0
+            self._hdr_tail = b""
+            self._hdr_timer = self.loop.call_later(limits.header_timeout, self._headers_late)
+
+        def _disarm(self) -> None:
+            if self._hdr_timer is not None:
+                self._hdr_timer.cancel()
+                self._hdr_timer = None
+
+        def _headers_late(self) -> None:
+            self._hdr_timer = None
+            if self.cycle is self._hdr_cycle and not self.transport.is_closing():
+                self.transport.write(_408)
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self._hdr_timer is None and (
+                self.cycle is None or getattr(self.cycle, "response_complete", True)
+            ):
+                self._arm()  # the first bytes of a new request
+            waiting = self._hdr_timer is not None
+            if waiting:
+                # the size of the headers so far: up to the blank line that ends them
+                window = self._hdr_tail + data
+                end = window.find(b"\r\n\r\n")
+                grown = len(data) if end == -1 else end + 4 - len(self._hdr_tail)
+                if self._hdr_bytes + grown > limits.max_header_bytes:
+                    self._disarm()
+                    if not self.transport.is_closing():
+                        self.transport.write(_431)
+                        self.transport.close()
+                    return
+                self._hdr_bytes += len(data)
+                self._hdr_tail = window[-3:]
+            super().data_received(data)
+            if waiting and self.cycle is not self._hdr_cycle:
+                self._disarm()  # its headers are complete
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    Guarded.__name__ = Guarded.__qualname__ = f"Guarded{base.__name__}"
+    return Guarded
+
+
+def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """The listening socket (IPv6 when ``host`` is an IPv6 literal)."""
+    bare = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(bare, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError("SRV022", f"--http: cannot resolve {bare!r}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(backlog)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(
+            "SRV022",
+            f"--http: cannot listen on {host}:{port}: {exc.strerror}",
+            hint="choose another port (0 picks a free one) or stop what is using it",
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _logging(quiet: bool) -> None:
+    """uvicorn's own messages (warnings and errors) on stderr, prefixed like ours."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("skillpack serve: %(message)s"))
+    for name in ("uvicorn", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler] if name == "uvicorn" else []
+        logger.setLevel(logging.ERROR if quiet else logging.WARNING)
+        logger.propagate = name != "uvicorn"
+
+
+def make_config(
+    app: App,
+    limits: Limits,
+    *,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+    quiet: bool = False,
+) -> uvicorn.Config:
+    _logging(quiet)
+    config = uvicorn.Config(
+        app,
+        http=guarded_protocol(limits),
+        ws="none",
+        lifespan="off",
+        interface="asgi3",
+        log_config=None,
+        access_log=False,
+        proxy_headers=False,
+        server_header=False,
+        timeout_keep_alive=max(1, round(limits.keepalive_timeout)),
+        timeout_graceful_shutdown=max(1, round(limits.grace)),
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+        ssl_certfile=certfile,
+        ssl_keyfile=keyfile,
+    )
+    try:
+        config.load()
+    except (ssl.SSLError, OSError) as exc:
+        raise UsageError(
+            "SRV023",
+            f"--certfile/--keyfile: cannot load the certificate and key: {exc}",
+            hint="give a PEM certificate (chain) and its unencrypted PEM private key",
+        ) from None
+    return config
+
+
+def run(
+    config: uvicorn.Config,
+    sock: socket.socket,
+    workers: int,
+    log: Callable[[str], None],
+) -> int:
+    """Serve until SIGTERM (or SIGINT); the exit code."""
+    if workers == 1:
+        uvicorn.Server(config).run(sockets=[sock])
+        return 0
+    return _Supervisor(config, sock, workers, log).run()
+
+
+class _Supervisor:
+    """Forks ``workers`` servers on one listening socket; restarts one that dies; on
+    SIGTERM or SIGINT passes SIGTERM on and waits for every worker's graceful exit."""
+
+    #: more restarts than this within a minute means the workers cannot run
+    MAX_RESTARTS_PER_MINUTE = 10
+
+    def __init__(
+        self, config: uvicorn.Config, sock: socket.socket, workers: int, log: Callable[[str], None]
+    ) -> None:
+        self.config = config
+        self.sock = sock
+        self.workers = workers
+        self.log = log
+        self.children: dict[int, int] = {}  # pid -> worker number
+        self.stopping = 0  # the signal that asked us to stop
+        self.restarts: list[float] = []
+
+    def _spawn(self, number: int) -> None:
+        if self.stopping:
+            return
+        # A stop signal arriving while forking waits until the new worker is known here
+        # (then it is passed on) and until the worker's own handlers are in place.
+        stops = {signal.SIGTERM, signal.SIGINT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            pid = os.fork()
+            if pid == 0:  # the worker
+                code = 0
+                try:
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+                    uvicorn.Server(self.config).run(sockets=[self.sock])
+                except BaseException:  # a worker never returns into the parent's code
+                    code = 1
+                finally:
+                    os._exit(code)
+            self.children[pid] = number
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = signum
+        for pid in list(self.children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    def run(self) -> int:
+        previous = {
+            sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGTERM, signal.SIGINT)
+        }
+        try:
+            for number in range(self.workers):
+                self._spawn(number)
+            failed = False
+            while self.children:
+                try:
+                    pid, status = os.wait()
+                except ChildProcessError:
+                    break
+                except InterruptedError:
+                    continue
+                if pid not in self.children:
+                    continue
+                number = self.children.pop(pid)
+                if self.stopping:
+                    continue
+                code = os.waitstatus_to_exitcode(status)
+                now = time.monotonic()
+                self.restarts = [t for t in self.restarts if now - t < 60] + [now]
+                if len(self.restarts) > self.MAX_RESTARTS_PER_MINUTE:
+                    self.log(f"worker {number} exited ({code}) too often; stopping")
+                    failed = True
+                    self._on_signal(signal.SIGTERM, None)
+                    continue
+                self.log(f"worker {number} exited ({code}); starting it again")
+                self._spawn(number)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        if failed:
+            raise SkillpackError(
+                "SRV024", "the HTTP workers keep exiting; not serving", exit_code=EXIT_FINDINGS
+            )
+        if self.stopping == signal.SIGINT:
+            raise KeyboardInterrupt
+        return 0

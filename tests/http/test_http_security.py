@@ -1,0 +1,500 @@
+"""Security of ``skillpack serve --http``: DNS rebinding (Host/Origin), bearer tokens,
+size, time and connection limits, TLS, the refusal to serve a non-loopback address
+without a token, graceful SIGTERM, workers, and the missing extra.
+
+Every connection goes to 127.0.0.1. The non-loopback refusal is checked before any
+socket is bound: a ``sitecustomize`` in the child refuses (and reports) every bind.
+"""
+
+from __future__ import annotations
+
+import datetime
+import http.client
+import ipaddress
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+from tests.http.conftest import (
+    META,
+    HttpServer,
+    initialize,
+    modern_headers,
+    rpc,
+    session_headers,
+    start_server,
+)
+
+BODY = rpc("skills/list", {"_meta": META})
+HEADERS = modern_headers("skills/list")
+
+
+def _raw(server: HttpServer, data: bytes, timeout: float = 10.0) -> socket.socket:
+    sock = socket.create_connection((server.host, server.port), timeout=timeout)
+    sock.sendall(data)
+    return sock
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+# -- Host and Origin --------------------------------------------------------------------
+
+
+def test_wrong_host_or_origin_is_refused(server: HttpServer) -> None:
+    for headers in (
+        {"Host": "evil.example.com"},
+        {"Host": f"evil.example.com:{server.port}"},
+        {"Host": f"127.0.0.1:{server.port + 1}"},  # another port: another service
+        {"Origin": "http://evil.example.com"},
+        {"Origin": f"http://127.0.0.1:{server.port + 1}"},
+        {"Origin": "null"},
+    ):
+        response = server.request("POST", BODY, {**HEADERS, **headers})
+        assert response.status == 403, (headers, response.status)
+    for good in (
+        f"127.0.0.1:{server.port}",
+        f"localhost:{server.port}",
+        f"LOCALHOST:{server.port}",
+        f"[::1]:{server.port}",
+    ):
+        response = server.request(
+            "POST", BODY, {**HEADERS, "Host": good, "Origin": f"http://{good}"}
+        )
+        assert response.status == 200, good
+
+
+def test_allow_host_and_allow_origin(examples_skp: Path) -> None:
+    running = start_server(
+        examples_skp,
+        "--allow-host",
+        "skills.example.com",
+        "--allow-host",
+        "alias.example:8443",
+        "--allow-origin",
+        "https://app.example",
+    )
+    try:
+        for headers, status in [
+            ({"Host": "skills.example.com"}, 200),
+            ({"Host": "skills.example.com:443", "Origin": "https://skills.example.com"}, 200),
+            ({"Host": "alias.example:8443"}, 200),
+            ({"Host": "alias.example"}, 403),
+            ({"Origin": "https://app.example"}, 200),
+            ({"Origin": "https://app.example.evil"}, 403),
+        ]:
+            response = running.request("POST", BODY, {**HEADERS, **headers})
+            assert response.status == status, headers
+    finally:
+        running.stop()
+
+
+# -- bearer tokens ----------------------------------------------------------------------
+
+TOKEN = "s3cr3t-token-for-tests_0123456789"
+
+
+@pytest.fixture(scope="module")
+def token_server(
+    examples_skp: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    token_file = tmp_path_factory.mktemp("token") / "token"
+    token_file.write_text(TOKEN + "\n")
+    running = start_server(examples_skp, "--token-file", token_file)
+    yield running
+    running.stop()
+
+
+def test_a_missing_or_wrong_token_gets_401(token_server: HttpServer) -> None:
+    missing = token_server.request("POST", BODY, HEADERS)
+    assert missing.status == 401
+    assert missing.headers["www-authenticate"] == 'Bearer realm="skillpack"'
+    for value in (f"Bearer {TOKEN}x", "Bearer", f"Basic {TOKEN}", TOKEN, f"Bearer {TOKEN[:-1]}"):
+        wrong = token_server.request("POST", BODY, {**HEADERS, "Authorization": value})
+        assert wrong.status == 401, value
+        assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
+    # every path and method is behind the token, including ones that do not exist
+    assert token_server.request("GET", None, {}, path="/elsewhere").status == 401
+    for scheme in ("Bearer", "bearer"):
+        ok = token_server.request("POST", BODY, {**HEADERS, "Authorization": f"{scheme} {TOKEN}"})
+        assert ok.status == 200
+    token_server.wait_for("bearer token required")
+    assert TOKEN not in token_server.stderr()  # never logged
+
+
+def test_the_token_from_the_environment(examples_skp: Path) -> None:
+    running = start_server(examples_skp, env={"SKILLPACK_SERVE_TOKEN": TOKEN})
+    try:
+        assert running.request("POST", BODY, HEADERS).status == 401
+        authorized = {**HEADERS, "Authorization": f"Bearer {TOKEN}"}
+        assert running.request("POST", BODY, authorized).status == 200
+    finally:
+        running.stop()
+
+
+def test_check_and_vendor_send_the_token(token_server: HttpServer, tmp_path: Path) -> None:
+    env = {"SKILLPACK_HTTP_TOKEN": TOKEN}
+    checked = run_cli("check", "--url", token_server.url, "--json", env=env)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    refused = run_cli("check", "--url", token_server.url, "--era", "modern")
+    assert refused.returncode == 1 and "401" in refused.stdout
+    listed = run_cli("vendor", "--url", token_server.url, env=env)
+    assert listed.returncode == 0 and "skill://pdf-processing/SKILL.md" in listed.stdout
+    refused = run_cli("vendor", "--url", token_server.url, "--into", tmp_path / "out")
+    assert refused.returncode == 1 and "401" in refused.stderr
+    assert not (tmp_path / "out").exists()
+
+
+# -- limits -----------------------------------------------------------------------------
+
+
+def test_an_oversized_body_gets_413(examples_skp: Path) -> None:
+    running = start_server(examples_skp, "--max-body-bytes", "2000")
+    try:
+        padding = {**BODY, "params": {"_meta": META, "pad": "x" * 3000}}
+        assert running.request("POST", padding, HEADERS).status == 413
+        # without Content-Length (chunked): stopped as it streams in
+        sock = _raw(
+            running,
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n"
+            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+            + b"".join(b"400\r\n" + b" " * 1024 + b"\r\n" for _ in range(3)),
+        )
+        reply = _read_all(sock)
+        sock.close()
+        assert reply.startswith(b"HTTP/1.1 413 "), reply[:80]
+        assert running.request("POST", BODY, HEADERS).status == 200  # still serving
+    finally:
+        running.stop()
+
+
+def test_a_client_that_never_finishes_its_headers_does_not_stop_others(
+    examples_skp: Path,
+) -> None:
+    running = start_server(examples_skp, "--header-timeout", "1")
+    try:
+        slow = _raw(running, f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n".encode())
+        for _ in range(20):
+            assert running.request("POST", BODY, HEADERS).status == 200
+        reply = _read_all(slow)  # after the header timeout: 408, then the server closes
+        slow.close()
+        assert reply.startswith(b"HTTP/1.1 408 "), reply[:80]
+        # a connection that sends nothing at all is closed too
+        silent = socket.create_connection((running.host, running.port), timeout=10)
+        assert _read_all(silent).startswith(b"HTTP/1.1 408 ")
+        silent.close()
+    finally:
+        running.stop()
+
+
+def test_a_body_that_never_arrives_gets_408_and_idle_connections_close(
+    examples_skp: Path,
+) -> None:
+    running = start_server(examples_skp, "--body-timeout", "1", "--keepalive-timeout", "1")
+    try:
+        sock = _raw(
+            running,
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{".encode(),
+        )
+        reply = _read_all(sock)
+        sock.close()
+        assert reply.startswith(b"HTTP/1.1 408 "), reply[:80]
+        assert b"connection: close" in reply.lower()
+        idle = running.connect()
+        assert running.request("POST", BODY, HEADERS, conn=idle).status == 200
+        assert idle.sock is not None
+        idle.sock.settimeout(10)
+        assert idle.sock.recv(1) == b""  # closed by the server once idle
+        idle.close()
+    finally:
+        running.stop()
+
+
+def test_headers_too_large_get_431(server: HttpServer) -> None:
+    sock = _raw(
+        server,
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Big: ".encode()
+        + b"a" * 40_000
+        + b"\r\n\r\n",
+    )
+    reply = _read_all(sock)
+    sock.close()
+    assert reply.startswith(b"HTTP/1.1 431 "), reply[:80]
+
+
+def test_connections_over_the_limit_get_503(examples_skp: Path) -> None:
+    running = start_server(examples_skp, "--max-connections", "2")
+    try:
+        held = [running.connect(), running.connect()]
+        for conn in held:  # each answered, then kept alive
+            assert running.request("POST", BODY, HEADERS, conn=conn).status == 200
+        extra = socket.create_connection((running.host, running.port), timeout=10)
+        assert _read_all(extra).startswith(b"HTTP/1.1 503 ")
+        extra.close()
+        held[0].close()
+        deadline = time.monotonic() + 10
+        while True:  # the closed one frees its slot once the server has seen it go
+            try:
+                if running.request("POST", BODY, HEADERS).status == 200:
+                    break
+            except (http.client.HTTPException, OSError):
+                pass
+            assert time.monotonic() < deadline, "no slot was freed"
+            time.sleep(0.05)
+        held[1].close()
+    finally:
+        running.stop()
+
+
+# -- binding ----------------------------------------------------------------------------
+
+
+def _no_bind_env(tmp_path: Path) -> dict[str, str]:
+    """A child environment whose every socket bind is refused and reported on stderr."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import socket, sys\n"
+        "def _refuse(self, address):\n"
+        "    sys.stderr.write(f'TEST-BIND {address!r}\\n')\n"
+        "    raise OSError(1, 'binding is not allowed in this test')\n"
+        "socket.socket.bind = _refuse\n"
+    )
+    return {"PYTHONPATH": f"{site}{os.pathsep}{REPO}"}
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0:0", "[::]:0", "192.0.2.10:8080", "example.com:80"])
+def test_a_non_loopback_address_without_a_token_is_refused_before_binding(
+    examples_skp: Path, tmp_path: Path, address: str
+) -> None:
+    proc = run_cli("serve", "--http", address, examples_skp, env=_no_bind_env(tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    assert "SRV021" in proc.stderr and "--no-auth" in proc.stderr and "--token-file" in proc.stderr
+    assert "TEST-BIND" not in proc.stderr and "listening" not in proc.stderr
+
+
+def test_no_auth_or_a_token_lets_a_non_loopback_address_through(
+    examples_skp: Path, tmp_path: Path
+) -> None:
+    """Past the refusal the server goes on to bind (here: refused by the test)."""
+    env = _no_bind_env(tmp_path)
+    for extra, more_env in ((["--no-auth"], {}), ([], {"SKILLPACK_SERVE_TOKEN": TOKEN})):
+        proc = run_cli(
+            "serve", "--http", "0.0.0.0:0", *extra, examples_skp, env={**env, **more_env}
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert "TEST-BIND ('0.0.0.0', 0)" in proc.stderr and "SRV022" in proc.stderr
+
+
+def test_usage_errors(examples_skp: Path, tmp_path: Path) -> None:
+    for args, code in [
+        (["--token-file", "t", examples_skp], "SRV020"),  # HTTP options need --http
+        (["--http", "127.0.0.1:0", "--certfile", tmp_path / "c.pem", examples_skp], "SRV023"),
+        (["--http", "127.0.0.1:0", "--token-file", tmp_path / "none", examples_skp], "SRV021"),
+    ]:
+        proc = run_cli("serve", *args)
+        assert proc.returncode == 2 and code in proc.stderr, (args, proc.stderr)
+    for bad in ("127.0.0.1:99999", "::1:80", "host:", "[::1:80"):
+        proc = run_cli("serve", "--http", bad, examples_skp)
+        assert proc.returncode == 2 and "--http" in proc.stderr, bad
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    try:
+        proc = run_cli("serve", "--http", f"127.0.0.1:{busy.getsockname()[1]}", examples_skp)
+        assert proc.returncode == 2 and "SRV022" in proc.stderr, proc.stderr
+    finally:
+        busy.close()
+
+
+def test_without_the_http_extra_the_option_names_it(examples_skp: Path, tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow"
+    (shadow / "uvicorn").mkdir(parents=True)
+    (shadow / "uvicorn" / "__init__.py").write_text(
+        "raise ImportError('No module named uvicorn')\n"
+    )
+    proc = run_cli(
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        examples_skp,
+        env={"PYTHONPATH": f"{shadow}{os.pathsep}{REPO}"},
+    )
+    assert proc.returncode == 2
+    assert "SRV020" in proc.stderr and "pip install 'skillpack[http]'" in proc.stderr
+
+
+# -- TLS --------------------------------------------------------------------------------
+
+
+def _self_signed(directory: Path) -> tuple[Path, Path]:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    certfile, keyfile = directory / "cert.pem", directory / "key.pem"
+    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    keyfile.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return certfile, keyfile
+
+
+def test_tls(examples_skp: Path, tmp_path: Path) -> None:
+    certfile, keyfile = _self_signed(tmp_path)
+    running = start_server(examples_skp, "--certfile", certfile, "--keyfile", keyfile)
+    try:
+        assert running.scheme == "https"
+        context = ssl.create_default_context(cafile=str(certfile))
+        conn = http.client.HTTPSConnection(running.host, running.port, context=context, timeout=10)
+        conn.request("POST", "/mcp", body=json.dumps(BODY), headers=HEADERS)
+        reply = conn.getresponse()
+        assert reply.status == 200 and b'"skills"' in reply.read()
+        conn.close()
+        # plain HTTP on the TLS port gets no MCP answer
+        try:
+            plain = _read_all(
+                _raw(running, f"GET /mcp HTTP/1.1\r\nHost: {running.host}\r\n\r\n".encode())
+            )
+        except OSError:
+            plain = b""
+        assert not plain.startswith(b"HTTP/1.1")
+        checked = run_cli(
+            "check", "--url", running.url, "--era", "modern", env={"SSL_CERT_FILE": str(certfile)}
+        )
+        assert checked.returncode == 0, checked.stdout
+    finally:
+        running.stop()
+    (tmp_path / "other").mkdir()
+    _, other_key = _self_signed(tmp_path / "other")
+    proc = run_cli(
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--certfile",
+        certfile,
+        "--keyfile",
+        other_key,
+        examples_skp,
+    )
+    assert proc.returncode == 2 and "SRV023" in proc.stderr, proc.stderr
+
+
+# -- shutdown and workers ---------------------------------------------------------------
+
+
+def test_sigterm_answers_the_request_in_flight(examples_skp: Path) -> None:
+    running = start_server(examples_skp)
+    body = json.dumps(BODY).encode()
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n"
+        "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+        f"Mcp-Method: skills/list\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    sock = _raw(running, head + body[:10])
+    time.sleep(0.5)  # the request is in flight: its headers are in, its body is not
+    running.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    sock.sendall(body[10:])
+    reply = _read_all(sock)
+    sock.close()
+    assert reply.startswith(b"HTTP/1.1 200 "), reply[:200]
+    assert b'"skills"' in reply
+    assert running.proc.wait(timeout=30) == 0
+    with pytest.raises(OSError):  # no longer listening
+        socket.create_connection((running.host, running.port), timeout=2).close()
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _wait_children(pid: int, count: int) -> list[int]:
+    deadline = time.monotonic() + 20
+    while len(children := _children(pid)) != count:
+        assert time.monotonic() < deadline, f"{pid} has children {children}, not {count}"
+        time.sleep(0.05)
+    return children
+
+
+def test_workers_share_sessions_and_are_restarted(examples_skp: Path) -> None:
+    running = start_server(examples_skp, "--workers", "2")
+    try:
+        running.wait_for("2 workers")
+        workers = _wait_children(running.proc.pid, 2)
+        session, _ = initialize(running)
+        for index in range(20):  # a new connection each time: either worker answers
+            response = running.request(
+                "POST", rpc("skills/list", {}, index), session_headers(session)
+            )
+            assert response.status == 200, response.body
+        os.kill(workers[0], signal.SIGKILL)
+        running.wait_for("starting it again")
+        assert workers[0] not in _wait_children(running.proc.pid, 2)
+        for _ in range(10):
+            assert running.request("POST", BODY, HEADERS).status == 200
+        assert running.request("DELETE", None, session_headers(session)).status == 204
+        response = running.request("POST", rpc("skills/list", {}, 99), session_headers(session))
+        assert response.status == 404  # ended for every worker
+        children = _children(running.proc.pid)
+    finally:
+        code = running.stop()
+    assert code == 0
+    assert children and not [child for child in children if Path(f"/proc/{child}").exists()]
+
+
+def test_serve_help_lists_the_http_options() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillpack", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=True,
+    )
+    for option in (
+        "--http",
+        "--token-file",
+        "--no-auth",
+        "--allow-host",
+        "--workers",
+        "--certfile",
+    ):
+        assert option in proc.stdout
