@@ -9,6 +9,8 @@ import shutil
 import stat
 from pathlib import Path
 
+import pytest
+
 from tests._bundles import build, make_project
 from tests.conftest import run_cli, write_skill
 
@@ -122,6 +124,33 @@ def test_unpack_refuses_to_overwrite_and_never_follows_symlinks(tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert (dest / "keep.txt").read_text() == "mine"
     assert (dest / "code-review" / "references" / "checklist.md").is_file()
+
+
+@pytest.mark.parametrize("obstacle", ["file-for-directory", "directory-for-file", "symlink"])
+def test_unpack_force_checks_every_path_before_the_first_write(
+    tmp_path: Path, obstacle: str
+) -> None:
+    """An obstacle late in the bundle's order (under tools/, after code-review/) stops
+    --force before any file is written: the directory is left exactly as it was."""
+    project = make_project(tmp_path / "p")
+    bundle = build(project, tmp_path / "b.skp")
+    dest = tmp_path / "dest"
+    (dest / "code-review").mkdir(parents=True)
+    (dest / "code-review" / "SKILL.md").write_text("old")
+    if obstacle == "file-for-directory":
+        (dest / "tools").mkdir()
+        (dest / "tools" / "nested").write_text("a file where a directory goes")
+    elif obstacle == "directory-for-file":
+        (dest / "tools" / "nested" / "notes.md").mkdir(parents=True)
+    else:
+        (dest / "tools").mkdir()
+        (dest / "tools" / "scripts").symlink_to(tmp_path)
+    before = sorted((str(p), p.is_symlink()) for p in dest.rglob("*"))
+    proc = run_cli("unpack", bundle, dest, "--force")
+    assert proc.returncode == 1 and "UNP002" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and ".skillpack-new" not in proc.stderr
+    assert sorted((str(p), p.is_symlink()) for p in dest.rglob("*")) == before
+    assert (dest / "code-review" / "SKILL.md").read_text() == "old"
 
 
 def test_unpack_of_a_tampered_bundle_writes_nothing(tmp_path: Path) -> None:

@@ -278,3 +278,69 @@ def test_fast_mode_imports_only_the_standard_library(base: Path) -> None:
         "skillpack.bundle.diff",
     ):
         assert f"'{heavy}'" not in ours
+
+
+def _relock(lock: bytes, index: bytes, new_body: bytes) -> tuple[bytes, bytes]:
+    """A lock with ``new_body`` after its prologue and an index that vouches for it: both
+    digests made right, as a tool other than skillpack might write them."""
+    from skillpack.lockfile.lock import lock_body_digest, split_lock
+
+    doc = json.loads(index)
+    doc["lock-body"] = lock_body_digest(new_body)
+    new_index = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+    digest = "sha256:" + hashlib.sha256(new_index).hexdigest()
+    old_digest, _ = split_lock(lock)
+    prologue = lock[: len(lock) - len(split_lock(lock)[1])]
+    return prologue.replace(old_digest.encode(), digest.encode()) + new_body, new_index
+
+
+def test_full_mode_reads_a_canonical_lock_without_parsing_it(
+    base: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bundle skillpack wrote holds the canonical lock of the manifest its index
+    describes: the full mode takes the manifest from the index, checks it as a lock's
+    manifest is checked, renders it and compares bytes; the TOML is never parsed."""
+    import skillpack.lockfile.lock as lock_module
+
+    with open_bundle(base, mode="full") as bundle:
+        parsed = lock_module.parse_lock(bundle.lock_bytes, LOCK).manifest
+    monkeypatch.setattr(lock_module, "parse_lock", None)  # any call fails
+    with open_bundle(base, mode="full") as bundle:
+        assert bundle.manifest == parsed
+
+
+def test_a_valid_lock_in_another_layout_is_parsed_and_accepted(base: Path, tmp_path: Path) -> None:
+    """The same data written another way (here: a comment and a blank line more, the
+    digests made to agree) is not the canonical rendering: the reader parses it in full
+    and accepts it, with the same manifest."""
+    from skillpack.lockfile.lock import split_lock
+
+    items = entries(base)
+    lock = next(d for zi, d in items if zi.filename == LOCK)
+    index = next(d for zi, d in items if zi.filename == INDEX)
+    body = split_lock(lock)[1] + b"\n# written by another tool\n"
+    new_lock, new_index = _relock(lock, index, body)
+    assert new_lock != lock
+    changed = replace_entry(LOCK, lambda zi, _: (same_info(zi), new_lock))
+    other = rewrite(base, tmp_path / "other.skp",
+                    lambda i: replace_entry(INDEX, lambda zi, _: (same_info(zi), new_index))(
+                        changed(i)))  # fmt: skip
+    with open_bundle(base, mode="full") as a, open_bundle(other, mode="full") as b:
+        assert a.manifest == b.manifest
+    assert run_cli("verify", other).returncode == 0
+
+
+def test_canonical_and_parsed_locks_give_the_same_manifest(base: Path) -> None:
+    """The fast reading of a lock and its full parse agree, for every bundle shape the
+    tests build (nested skills, executables, binary files)."""
+    from skillpack.bundle.reader import _canonical_lock_manifest, _parsed_lock_manifest
+
+    items = dict((zi.filename, d) for zi, d in entries(base))
+    lock, index = items[LOCK], items[INDEX]
+    fast = _canonical_lock_manifest(lock, index)
+    assert fast is not None
+    assert fast == _parsed_lock_manifest(lock, index)
+    # a manifest the lock reader would refuse is never taken from the index
+    doc = json.loads(index)
+    doc["skills"][0]["files"][0][2] = "sha256:" + "G" * 64
+    assert _canonical_lock_manifest(lock, json.dumps(doc).encode()) is None

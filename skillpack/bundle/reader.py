@@ -292,12 +292,55 @@ def _check_ratio(e: ZipEntry) -> None:
         )
 
 
+def _canonical_lock_manifest(lock: bytes, index: bytes) -> Manifest | None:
+    """The manifest of a lock and index that are exactly what skillpack writes for it,
+    known without parsing the TOML; None when they are not.
+
+    The index is compact JSON (cheap to read); the manifest it describes is checked as a
+    lock's manifest is (:func:`~skillpack.lockfile.lock.check_manifest`: everything the
+    lock schema and the lock reader require), then rendered: when the lock's bytes are
+    that manifest's canonical lock and the index's bytes its canonical index, the lock
+    describes exactly this manifest, every byte of both accounted for. Parsing the lock
+    with tomllib and its schema takes most of a full open of a large bundle otherwise."""
+    from skillpack.lockfile.lock import LockError, check_manifest, render_lock_and_index
+
+    try:
+        manifest, _ = manifest_from_index(index)
+        check_manifest(manifest, LOCK_ENTRY)
+    except (BundleError, LockError):
+        return None
+    if render_lock_and_index(manifest) != (lock, index):
+        return None
+    return manifest
+
+
+def _parsed_lock_manifest(lock: bytes, index: bytes) -> Manifest:
+    """The lock's manifest, parsed and validated in full, and checked against the index
+    (``BND013``, ``BND014``)."""
+    from skillpack.lockfile.lock import LockError, lock_body_digest, parse_lock, split_lock
+
+    try:
+        parsed = parse_lock(lock, LOCK_ENTRY)
+    except LockError as exc:
+        raise BundleError("BND013", exc.message, entry=LOCK_ENTRY, hint=exc.hint) from None
+    parts = split_lock(lock)
+    assert parts is not None  # parse_lock checked the prologue
+    if index != index_bytes(parsed.manifest, lock_body_digest(parts[1])):
+        raise BundleError(
+            "BND014", "the index does not describe the same manifest as the lock", entry=INDEX_ENTRY
+        )
+    return parsed.manifest
+
+
 class Bundle:
     """An open bundle: a :class:`~skillpack.content.ContentSource` over a ``.skp`` file."""
 
-    def __init__(self, path: Path, mode: Mode) -> None:
+    def __init__(self, path: Path, mode: Mode, keep: int = 0) -> None:
         self.path = Path(path)
         self.mode: Mode = mode
+        #: verified bytes kept from the full mode's check, by URI (up to ``keep`` bytes)
+        self._kept: dict[str, bytes] = {}
+        self._keep = keep
         self.format_version = FORMAT_VERSION
         try:
             self._file = _File(self.path)
@@ -428,8 +471,6 @@ class Bundle:
         return manifest
 
     def _open_full(self) -> Manifest:
-        from skillpack.lockfile.lock import LockError, parse_lock
-
         positions = self._central()
         entries = [_record(self._cd, pos) for pos in positions.values()]
         self._decoded = {e.raw_name: e for e in entries}
@@ -448,23 +489,11 @@ class Bundle:
         lock_entry, index_entry = (self._decoded[n.encode()] for n in METADATA_ENTRIES)
         self._metadata = (lock_entry, index_entry)
         self._lock_bytes = self._read_metadata(lock_entry)
-        try:
-            lock = parse_lock(self._lock_bytes, LOCK_ENTRY)
-        except LockError as exc:
-            raise BundleError("BND013", exc.message, entry=LOCK_ENTRY, hint=exc.hint) from None
-        from skillpack.lockfile.lock import lock_body_digest, split_lock
-
-        parts = split_lock(self._lock_bytes)
-        assert parts is not None  # parse_lock checked the prologue
-        if self._read_metadata(index_entry) != index_bytes(
-            lock.manifest, lock_body_digest(parts[1])
-        ):
-            raise BundleError(
-                "BND014",
-                "the index does not describe the same manifest as the lock",
-                entry=INDEX_ENTRY,
-            )
-        for skill in lock.manifest.skills:
+        index = self._read_metadata(index_entry)
+        manifest = _canonical_lock_manifest(self._lock_bytes, index)
+        if manifest is None:  # not the canonical pair: parse the lock to say what is wrong
+            manifest = _parsed_lock_manifest(self._lock_bytes, index)
+        for skill in manifest.skills:
             prefix = skill.skill_path + "/"
             for f in skill.files:
                 if f.uri in self._names:
@@ -476,9 +505,13 @@ class Bundle:
         for e in entries:
             if e.name not in listed and e.name not in METADATA_ENTRIES:
                 raise BundleError("BND011", "file not listed in the lock", entry=e.name)
+        budget = self._keep
         for entry in self._files.values():
-            self.read_verified(entry)
-        return lock.manifest
+            data = self.read_verified(entry)
+            if len(data) <= budget:  # a reader about to write every file reads it once
+                self._kept[entry.uri] = data
+                budget -= len(data)
+        return manifest
 
     def _located(self, f: FileEntry) -> ZipEntry:
         """The entry of manifest file ``f``: present, locked size, sane ratio."""
@@ -577,7 +610,11 @@ class Bundle:
         return self._read_entry(self._located(self._files[entry.uri]))
 
     def read_verified(self, entry: FileEntry) -> bytes:
-        """The bytes of ``entry``, checked against its locked size and sha256."""
+        """The bytes of ``entry``, checked against its locked size and sha256 (handed
+        over once without reading them again when the full mode kept them)."""
+        kept = self._kept.pop(entry.uri, None)
+        if kept is not None:
+            return kept
         locked = self._files.get(entry.uri)
         if locked is None:
             raise IntegrityError(entry.uri, "not in this bundle")
@@ -632,6 +669,10 @@ class Bundle:
         self.close()
 
 
-def open_bundle(path: str | os.PathLike[str], *, mode: Mode = "full") -> Bundle:
-    """Open the bundle at ``path``; see the module docstring for the two modes."""
-    return Bundle(Path(path), mode)
+def open_bundle(path: str | os.PathLike[str], *, mode: Mode = "full", keep: int = 0) -> Bundle:
+    """Open the bundle at ``path``; see the module docstring for the two modes.
+
+    ``keep``: in full mode, keep up to this many bytes of the files it verified, each
+    handed over by the first :meth:`Bundle.read_verified` of it (a caller that writes
+    every file then inflates and hashes each once, not twice)."""
+    return Bundle(Path(path), mode, keep)

@@ -14,11 +14,17 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillpack._internal.fsutil import atomic_write
+from skillpack._internal.fstree import (
+    NewFile,
+    PathInTheWay,
+    check_targets,
+    replace_files,
+    write_new_files,
+)
 from skillpack._internal.staging import make_staging, shown_as
 from skillpack.bundle.reader import Bundle, open_bundle
 from skillpack.bundle.writer import archive_files
@@ -44,50 +50,31 @@ def _project_file(bundle: Bundle) -> bytes:
     return head.encode() + tomli_w.dumps(table).encode()
 
 
-def _safe_parent(root: Path, name: str) -> Path:
-    """Create the directories of ``name`` under ``root``, refusing symlinks and files."""
-    directory = root
-    for part in name.split("/")[:-1]:
-        directory = directory / part
-        try:
-            st = os.lstat(directory)
-        except FileNotFoundError:
-            os.mkdir(directory, 0o755)
-            continue
-        if not stat.S_ISDIR(st.st_mode):
-            raise SkillpackError(
-                "UNP002",
-                f"cannot unpack {name}: {directory} exists and is not a directory "
-                "(symlinks are never followed)",
-                Location(str(directory)),
-                exit_code=EXIT_FINDINGS,
-            )
-    return directory / name.rsplit("/", 1)[-1]
+#: verified file bytes kept in memory between the check and the write (a file beyond
+#: this is read and checked again when written)
+KEEP = 64 << 20
 
 
-def _write_tree(bundle: Bundle, root: Path) -> int:
-    files = archive_files(bundle.manifest)
-    for name, entry in files:
-        target = _safe_parent(root, name)
-        if target.is_symlink():
-            target.unlink()
-        atomic_write(target, bundle.read_verified(entry), 0o755 if entry.executable else 0o644)
-    for name, data in ((DEFAULT_LOCK, bundle.lock_bytes), (CONFIG_FILE, _project_file(bundle))):
-        target = root / name
-        if target.is_symlink() or target.is_dir():
-            raise SkillpackError(
-                "UNP002",
-                f"cannot write {name}: a directory or symlink of that name is in the way",
-                Location(str(target)),
-                exit_code=EXIT_FINDINGS,
-            )
-        atomic_write(target, data)
-    return len(files)
+def _files(bundle: Bundle) -> Iterator[NewFile]:
+    """Every file of the bundle (verified), then the lock and the project file."""
+    for name, entry in archive_files(bundle.manifest):
+        yield NewFile(name, bundle.read_verified(entry), entry.executable)
+    yield NewFile(DEFAULT_LOCK, bundle.lock_bytes)
+    yield NewFile(CONFIG_FILE, _project_file(bundle))
+
+
+def _in_the_way(exc: PathInTheWay) -> SkillpackError:
+    return SkillpackError(
+        "UNP002",
+        f"cannot unpack {exc.path}: {exc.obstacle} {exc.reason} (symlinks are never followed)",
+        Location(str(exc.obstacle)),
+        exit_code=EXIT_FINDINGS,
+    )
 
 
 def unpack_bundle(path: Path, dest: Path, *, force: bool = False) -> UnpackResult:
     """Verify the bundle at ``path`` and write its files under ``dest``."""
-    with open_bundle(path, mode="full") as bundle:
+    with open_bundle(path, mode="full", keep=KEEP) as bundle:
         dest = Path(dest)
         if dest.is_symlink() or (dest.exists() and not dest.is_dir()):
             raise UsageError(
@@ -101,14 +88,19 @@ def unpack_bundle(path: Path, dest: Path, *, force: bool = False) -> UnpackResul
                     Location(str(dest)),
                     hint="pass --force to write over it, or choose an empty directory",
                 )
-            count = _write_tree(bundle, dest)
+            names = [name for name, _ in archive_files(bundle.manifest)]
+            try:  # every path, before the first write
+                check_targets(dest, [*names, DEFAULT_LOCK, CONFIG_FILE])
+            except PathInTheWay as exc:
+                raise _in_the_way(exc) from None
+            count = replace_files(dest, _files(bundle)) - 2
         else:
             dest.parent.mkdir(parents=True, exist_ok=True)
             tmp = make_staging(dest)
             try:
                 os.chmod(tmp, 0o755)
                 with shown_as(tmp, dest):
-                    count = _write_tree(bundle, tmp)
+                    count = write_new_files(tmp, _files(bundle)) - 2
                 os.rename(tmp, dest)
             except BaseException:
                 with contextlib.suppress(OSError):

@@ -48,7 +48,7 @@ from skillpack._internal.canonical import JSONValue
 from skillpack._internal.uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
 from skillpack.lockfile.index import index_bytes, index_digest
-from skillpack.manifest import FileEntry, Manifest, SkillEntry, sha256_digest
+from skillpack.manifest import DIGEST_RE, FileEntry, Manifest, SkillEntry, sha256_digest
 from skillpack.source.paths import unsafe_published_path
 
 LOCK_VERSION = "1.0"
@@ -383,50 +383,85 @@ def parse_lock(data: bytes, where: str, *, check_digest: bool = True) -> Lock:
 
 def _manifest_of(doc: Mapping[str, Any], where: str) -> Manifest:
     skills: list[SkillEntry] = []
-    seen: set[str] = set()
     for table in doc["skills"]:
         skill_path: str = table["path"]
+        try:
+            frontmatter = restore_nulls(table["frontmatter"], table.get("frontmatter-nulls", []))
+        except ValueError as exc:
+            raise LockError("LCK002", f"skill {skill_path!r}: {exc}", where) from None
+        files = tuple(
+            FileEntry(
+                f["path"],
+                file_uri(skill_path, f["path"]),
+                f["size"],
+                f["digest"],
+                f.get("executable", False),
+            )
+            for f in table["files"]
+        )
+        skills.append(SkillEntry(skill_path, table["uri"], frontmatter, files))
+    manifest = Manifest(doc["name"], doc["version"], tuple(skills))
+    check_manifest(manifest, where)
+    return manifest
+
+
+#: what the lock schema allows as a bundle's name and version
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_VERSION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")
+
+
+def check_manifest(manifest: Manifest, where: str) -> None:
+    """Raise ``LCK002`` unless ``manifest`` is one a lock can hold: what the lock schema
+    requires of names, paths, sizes and digests, and safe, unique, published paths, the
+    ``SKILL.md`` URIs and file URIs derived from them, ``SKILL.md`` first.
+
+    :func:`parse_lock` checks a parsed lock with it; the bundle reader checks a manifest
+    read from a bundle's index with it before it takes the lock for the canonical
+    rendering of that manifest (which spares it parsing the TOML)."""
+    if not _NAME_RE.fullmatch(manifest.name):
+        raise LockError("LCK002", f"name {manifest.name!r} is not a valid bundle name", where)
+    if not _VERSION_RE.fullmatch(manifest.version):
+        raise LockError("LCK002", f"version {manifest.version!r} is not a valid version", where)
+    seen: set[str] = set()
+    for skill in manifest.skills:
+        skill_path = skill.skill_path
         bad = [s for s in skill_path.split("/") if not is_valid_segment(s) or s[0] == "."]
         if bad or skill_path in seen:
             reason = f"segment {bad[0]!r} is not allowed" if bad else "is listed twice"
             raise LockError("LCK002", f"skill path {skill_path!r} {reason}", where)
         seen.add(skill_path)
-        if table["uri"] != skill_md_uri(skill_path):
+        if skill.uri != skill_md_uri(skill_path):
             raise LockError(
                 "LCK002",
-                f"skill {skill_path!r}: uri {table['uri']!r} should be "
-                f"{skill_md_uri(skill_path)!r}",
+                f"skill {skill_path!r}: uri {skill.uri!r} should be {skill_md_uri(skill_path)!r}",
                 where,
             )
-        try:
-            frontmatter = restore_nulls(table["frontmatter"], table.get("frontmatter-nulls", []))
-        except ValueError as exc:
-            raise LockError("LCK002", f"skill {skill_path!r}: {exc}", where) from None
-        files: list[FileEntry] = []
+        if not isinstance(skill.frontmatter, dict):
+            raise LockError("LCK002", f"skill {skill_path!r}: frontmatter is not a table", where)
         paths: set[str] = set()
-        for f in table["files"]:
-            problem = unsafe_published_path(f"{skill_path}/{f['path']}")
-            if problem or f["path"] in paths:
+        for f in skill.files:
+            problem = unsafe_published_path(f"{skill_path}/{f.path}")
+            if problem or f.path in paths:
                 reason = problem[1] if problem else "is listed twice"
+                raise LockError("LCK002", f"skill {skill_path!r}: file {f.path!r} {reason}", where)
+            paths.add(f.path)
+            if (
+                f.uri != file_uri(skill_path, f.path)
+                or type(f.size) is not int
+                or f.size < 0
+                or type(f.digest) is not str
+                or not DIGEST_RE.fullmatch(f.digest)
+                or type(f.executable) is not bool
+            ):
                 raise LockError(
-                    "LCK002", f"skill {skill_path!r}: file {f['path']!r} {reason}", where
+                    "LCK002",
+                    f"skill {skill_path!r}: file {f.path!r} has a malformed uri, size or digest",
+                    where,
                 )
-            paths.add(f["path"])
-            files.append(
-                FileEntry(
-                    f["path"],
-                    file_uri(skill_path, f["path"]),
-                    f["size"],
-                    f["digest"],
-                    f.get("executable", False),
-                )
-            )
-        if files[0].path != SKILL_MD:
+        if not skill.files or skill.files[0].path != SKILL_MD:
             raise LockError(
                 "LCK002", f"skill {skill_path!r}: the first file must be SKILL.md", where
             )
-        skills.append(SkillEntry(skill_path, table["uri"], frontmatter, tuple(files)))
-    return Manifest(doc["name"], doc["version"], tuple(skills))
 
 
 def read_lock(path: Path, where: str | None = None) -> Lock:
