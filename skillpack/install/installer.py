@@ -595,7 +595,7 @@ def _place(
                                          tuple(records), want.files))  # fmt: skip
     report.changes = writer.changes
     report.notes += writer.notes
-    pins = [opened[key].pin for key in sorted(opened)]
+    pins = [_kept_signer(opened[key].pin, lock.source(key)) for key in sorted(opened)]
     new_lock = InstallLock(tuple(pins), tuple(new_skills)).normalized()
     report.lock = new_lock
     if not settings.frozen:
@@ -603,6 +603,16 @@ def _place(
 
         report.lock_written = write_if_changed(settings.lock_path, render_install_lock(new_lock))
     return report
+
+
+def _kept_signer(pin: SourcePin, old: SourcePin | None) -> SourcePin:
+    """``pin``, with the signer verified when the same bundle was pinned before (a run
+    without signature options does not forget who signed what it installs)."""
+    if pin.signer is None and old is not None and old.bundle_digest == pin.bundle_digest:
+        from dataclasses import replace
+
+        return replace(pin, signer=old.signer)
+    return pin
 
 
 def _held(placement: Placement, held: Placement) -> bool:
