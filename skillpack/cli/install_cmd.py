@@ -3,6 +3,7 @@ skills into the directories agents read; ``--frozen``, ``--upgrade``, ``--check`
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -138,7 +139,9 @@ def install_command(
         return _check(scope, lock_path, output_format == "json")
     from skillpack.install.installer import Settings, install
 
-    registry = flags(username, password_stdin, insecure_registry, timeout).client_options()
+    registry = functools.cache(
+        flags(username, password_stdin, insecure_registry, timeout).client_options
+    )
     settings = Settings(
         scope=scope,
         lock_path=lock_path,
