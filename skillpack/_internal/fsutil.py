@@ -393,18 +393,37 @@ def atomic_writer(path: Path, mode: int = 0o644, *, overwrite: bool = True) -> I
         raise
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o644, *, overwrite: bool = True) -> None:
-    """Write ``data`` to ``path`` atomically (never replacing it if not ``overwrite``)."""
-    with atomic_writer(path, mode, overwrite=overwrite) as fh:
-        fh.write(data)
+def atomic_write(
+    path: Path,
+    data: bytes,
+    mode: int = 0o644,
+    *,
+    overwrite: bool = True,
+    what: str | None = None,
+) -> None:
+    """Write ``data`` to ``path`` atomically (never replacing it if not ``overwrite``).
+    With ``what`` (what the file holds, for messages), a failure is the coded error of
+    :func:`output_error` naming ``path``, not the system's ``OSError``."""
+    try:
+        with atomic_writer(path, mode, overwrite=overwrite) as fh:
+            fh.write(data)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if what is None:
+            raise
+        raise output_error(exc, display_path(path), what) from None
 
 
-def write_if_changed(path: Path, data: bytes, mode: int = 0o644) -> bool:
-    """Atomically write ``data`` unless ``path`` already holds exactly it. True if written."""
+def write_if_changed(
+    path: Path, data: bytes, mode: int = 0o644, *, what: str | None = None
+) -> bool:
+    """Atomically write ``data`` unless ``path`` already holds exactly it. True if written.
+    ``what``: as for :func:`atomic_write`."""
     try:
         if Path(path).read_bytes() == data:
             return False
     except FileNotFoundError:
         pass
-    atomic_write(path, data, mode)
+    atomic_write(path, data, mode, what=what)
     return True
