@@ -30,7 +30,9 @@ Snapshot = dict[str, tuple[bytes, int, int]]
 
 
 def snapshot(root: Path) -> Snapshot:
-    """Every entry under ``root`` (symlinks not followed), to compare before and after."""
+    """Every entry under ``root`` (symlinks not followed), to compare before and after: a
+    directory's entries, a file's bytes, mode and modification time (not a directory's:
+    a temporary file made and removed in it changes that)."""
     found: Snapshot = {}
     for directory, dirs, files in os.walk(root):
         for name in sorted(files + dirs):
@@ -42,7 +44,8 @@ def snapshot(root: Path) -> Snapshot:
                 content = path.read_bytes()
             else:
                 content = b""
-            found[path.relative_to(root).as_posix()] = (content, st.st_mode, st.st_mtime_ns)
+            mtime = 0 if stat.S_ISDIR(st.st_mode) else st.st_mtime_ns
+            found[path.relative_to(root).as_posix()] = (content, st.st_mode, mtime)
     return found
 
 
@@ -443,3 +446,20 @@ def test_a_read_only_directory_is_a_failed_write(project: Path, tmp_path: Path) 
     finally:
         locked.chmod(0o755)
     assert list(locked.iterdir()) == []
+
+
+def test_rewriting_a_skill_file_that_fails_is_a_coded_error(tmp_path: Path) -> None:
+    """fmt and lint --fix rewrite SKILL.md in place: a failed write (a file size limit, as
+    on a full disk) is OUT003 naming the file, which is left as it was."""
+    skill = write_skill(
+        tmp_path,
+        "skills/tidy",
+        frontmatter="name: tidy\ndescription: Tidies.\nmetadata:\n  flag: yes\n",
+    )
+    before = snapshot(tmp_path)
+    for args in (["fmt", tmp_path], ["lint", "--fix", tmp_path]):
+        stderr = refused(run_limited(*args, limit=0), "OUT003", 1)
+        assert f"{skill / 'SKILL.md'}: OUT003 cannot write the " in stderr
+        assert snapshot(tmp_path) == before
+    assert run_cli("fmt", tmp_path).returncode == 0
+    assert snapshot(tmp_path) != before
