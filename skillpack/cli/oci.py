@@ -6,13 +6,12 @@ asked for, the blob against the manifest). What a pulled bundle is worth is deci
 here, by the bundle reader in full mode (every file against the lock) and, with
 signature options, by :func:`skillpack.signing.verify.verify_any_signature` over its
 signature referrers, before anything is written; :func:`write_pulled` then writes it
-with the one atomic writer.
+with the one writer.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from skillpack.errors import EXIT_FINDINGS, SkillpackError, display_path
+from skillpack.errors import SkillpackError, display_path
 
 if TYPE_CHECKING:
     from skillpack.registry import FetchResult, PushResult
@@ -232,32 +231,28 @@ def default_output(pulled: Pulled) -> Path:
 
 def write_pulled(pulled: Pulled, output: Path) -> list[Path]:
     """Write the verified bundle to ``output`` and its signature (if it has one) to
-    ``OUTPUT.sigstore.json``, each atomically (``skillpack._internal.fsutil``): on any
-    failure neither file is replaced. Returns the paths written."""
-    from skillpack._internal.fsutil import atomic_writer
+    ``OUTPUT.sigstore.json`` with the one writer (:class:`skillpack._internal.fsutil.Output`):
+    both are staged, then put in place; on any failure neither file is replaced. With
+    ``-o -`` the bundle goes to stdout and its signature is not written. Returns the
+    paths written."""
+    from skillpack._internal.fsutil import Output, copy_into
     from skillpack.signing.policy import default_signature_path
 
-    written = [output]
-    signature_path = default_signature_path(output)
+    bundle = Output(output, what="the pulled bundle")
+    staged = [bundle]
+    if pulled.signature is not None and not bundle.to_stdout:
+        staged.append(Output(default_signature_path(output), what="the pulled signature"))
     try:
-        with atomic_writer(output) as out:
-            with pulled.fetched.bundle_path.open("rb") as source:
-                shutil.copyfileobj(source, out, 1024 * 1024)
-            if pulled.signature is not None:
-                # inside the bundle's writer: a signature that cannot be written leaves
-                # the bundle unreplaced too
-                with atomic_writer(signature_path) as sig:
-                    sig.write(pulled.signature)
-                written.append(signature_path)
-    except OSError as exc:
-        target = exc.filename or output
-        raise SkillpackError(
-            "PUL001",
-            f"cannot write {display_path(target)}: {exc.strerror or exc}",
-            hint="name a writable file with -o FILE",
-            exit_code=EXIT_FINDINGS,
-        ) from None
-    return written
+        with bundle.stage() as out:
+            copy_into(out, pulled.fetched.bundle_path)
+        if len(staged) > 1 and pulled.signature is not None:
+            staged[1].stage_bytes(pulled.signature)
+        for item in staged:
+            item.commit()
+    finally:
+        for item in staged:
+            item.discard()
+    return [Path(item.given) for item in staged]
 
 
 # -- pushing -----------------------------------------------------------------------------------
@@ -297,12 +292,21 @@ def push_file(
     signature_path = default_signature_path(bundle)
     if signing is not None:
         signature_path = signing.output or signature_path
-        from skillpack._internal.fsutil import atomic_write
+        from skillpack._internal.fsutil import Output
+        from skillpack.signing.errors import unusable
         from skillpack.signing.sign import signer_for, statement_for
 
+        written = Output(signature_path, what="the signature")
+        if not written.is_file:  # the signature is pushed from the file written
+            raise unusable(
+                "SIG020",
+                f"push --sign -o {signature_path}: the signature is pushed from the file it "
+                "is written to, a regular file",
+                hint="name a file with -o FILE (or leave -o out: BUNDLE.sigstore.json)",
+            )
         signer = signer_for(signing)  # a missing token or key stops before any work
         statement = statement_for(bundle)  # the bundle in full mode
-        atomic_write(signature_path, signer(statement))
+        written.write(signer(statement))
         name, version = statement.bundle_name, statement.bundle_version
         archive_digest = statement.archive_digest
     else:

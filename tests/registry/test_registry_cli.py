@@ -130,9 +130,21 @@ def test_key_mode_round_trip_through_the_cli(
     assert (out / "b.skp").read_bytes() == built
     # the written pair verifies as any bundle file does
     ok(skillpack("verify", out / "b.skp", "--key", public, env=env))
-    # a directory where the file should go: refused, nothing replaced or left behind
+    # a directory where the file should go: refused (a path that cannot be a file: exit 2,
+    # before anything is fetched), nothing replaced or left behind
     before = files_under(out)
-    refused(skillpack("pull", by_digest, "-o", out, env=env), "PUL001", 1)
+    refused(skillpack("pull", by_digest, "-o", out, env=env), "OUT002", 2)
+    assert files_under(out) == before
+    # -o -: the verified bundle on stdout, what was done on stderr, no file written
+    piped = subprocess.run(
+        [sys.executable, "-m", "skillpack", "pull", by_digest, "--key", public, "-o", "-"],
+        env=cli_env(env),
+        cwd=out,
+        capture_output=True,
+        timeout=LIMIT,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == built and b"wrote stdout" in piped.stderr
     assert files_under(out) == before
 
     verified = ok(skillpack("verify", by_digest, "--key", public, env=env))
