@@ -237,6 +237,8 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
         conventional_roots="roots" not in table,
         installs=tuple(_install_decl(t, project_dir) for t in table.get("install", ())),
     )
+    _confine_outputs(config, table, where, prefix_key)
+    return config
 
 
 def _install_decl(table: Mapping[str, Any], project_dir: Path) -> InstallDecl:
@@ -255,8 +257,6 @@ def _install_decl(table: Mapping[str, Any], project_dir: Path) -> InstallDecl:
         require_signature=table.get("require-signature", False),
         signer=signer,
     )
-    _confine_outputs(config, table, where, prefix_key)
-    return config
 
 
 # --- roots and outputs ----------------------------------------------------------------
