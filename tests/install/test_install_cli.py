@@ -380,3 +380,15 @@ def test_nothing_to_install(sp: Run) -> None:
 @pytest.mark.parametrize("option", ["-a", "-s"])
 def test_selection_options_need_a_source(sp: Run, option: str) -> None:
     refused(sp("install", option, "x"), "USE000", 2)
+
+
+def test_the_install_docs_show_the_agent_table() -> None:
+    from skillpack.source import agents
+    from tests.conftest import REPO
+
+    text = (REPO / "docs" / "install.md").read_text("utf-8")
+    assert agents.install_markdown_table() in text
+    for name in ("claude-code", "codex", "cursor", "github-copilot", "gemini-cli", "opencode",
+                 "windsurf", "goose", "roo", "cline", "amp", "kiro-cli", "junie", "continue",
+                 "universal"):  # fmt: skip
+        assert f"| `{name}` |" in text
