@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
+import pathspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from skillpack.source.config import config_from_table
+from skillpack.source.config import DEFAULT_EXCLUDE, config_from_table
 from skillpack.source.discovery import (
     SKIP_DOTFILE,
     SKIP_MISCASED,
     SKIP_SPECIAL,
     SKIP_SYMLINK,
     SourceTree,
+    _NamePatterns,
     discover,
+    gitignore_spec,
     skills_for_paths,
 )
 from tests.lintutil import skill_md, write
@@ -203,3 +210,59 @@ def test_discover_within_collects_only_the_touched_skills(tmp_path: Path) -> Non
         assert whole is not None
         assert skill.files == whole.files and skill.skipped == whole.skipped
     assert partial.skills[2].files == []
+
+
+# --- gitignore patterns that name an entry: matched without pathspec -------------------
+_NAME_CHARS = "ab.-_"
+#: the names discovery matches (relative paths: never "." or "..")
+_names = st.text(_NAME_CHARS, min_size=1, max_size=4).filter(lambda n: n not in (".", ".."))
+_globs = st.lists(
+    st.one_of(st.sampled_from(list(_NAME_CHARS)), st.just("*"), st.just("?"), st.just("[ab]")),
+    min_size=1,
+    max_size=5,
+).map("".join)
+_patterns = st.lists(
+    st.tuples(_globs, st.booleans()).map(lambda g: g[0] + ("/" if g[1] else "")),
+    min_size=1,
+    max_size=3,
+)
+_paths = st.tuples(st.lists(_names, min_size=1, max_size=4), st.booleans()).map(
+    lambda p: "/".join(p[0]) + ("/" if p[1] else "")
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(patterns=_patterns, path=_paths)
+def test_name_patterns_match_as_pathspec_does(patterns: list[str], path: str) -> None:
+    """The default excludes and patterns like them are matched without importing
+    pathspec; the answers are pathspec's."""
+    patterns = [p for p in patterns if "**" not in p]
+    spec = gitignore_spec(patterns)
+    if not patterns:
+        assert spec is None
+        return
+    assert isinstance(spec, _NamePatterns), patterns
+    expected = pathspec.GitIgnoreSpec.from_lines(patterns).match_file(path)
+    assert spec.match_file(path) == expected, (patterns, path)
+
+
+def test_default_excludes_are_name_patterns_and_others_go_to_pathspec() -> None:
+    assert isinstance(gitignore_spec(DEFAULT_EXCLUDE), _NamePatterns)
+    assert gitignore_spec(["", "# a comment"]) is None
+    for other in ("docs/*.md", "!keep.pyc", "**/x", "a\\*", "x ", "[!a]b", "/top"):
+        assert isinstance(gitignore_spec([other]), pathspec.GitIgnoreSpec), other
+
+
+def test_a_walk_with_the_default_excludes_does_not_import_pathspec(tmp_path: Path) -> None:
+    write(tmp_path / "one" / "SKILL.md", skill_md("one"))
+    write(tmp_path / "one" / "__pycache__" / "x.pyc", "x")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from skillpack.source.config import config_from_table\n"
+        "from skillpack.source.discovery import discover\n"
+        f"tree = discover(config_from_table({{}}, Path({str(tmp_path)!r}), None))\n"
+        "assert [f.rel for f in tree.skills[0].files] == ['SKILL.md']\n"
+        "assert 'pathspec' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)

@@ -11,6 +11,7 @@ one minor series).
 from __future__ import annotations
 
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -226,6 +227,15 @@ def test_fast_path_leaves_to_ruamel_every_character_ruamel_refuses() -> None:
     refused = set(Reader.NON_PRINTABLE.findall(every))
     assert refused  # the class still exists and still refuses something
     assert all(FAST_UNSAFE.match(c) for c in refused)
+
+
+def test_fast_path_refuses_exactly_the_characters_outside_its_printable_ranges() -> None:
+    printable = re.compile(
+        "[\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+    )
+    for code in range(sys.maxunicode + 1):
+        c = chr(code)
+        assert bool(FAST_UNSAFE.match(c)) != bool(printable.match(c)), hex(code)
 
 
 def test_fast_path_handles_realistic_blocks() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import pickle
 import signal
 from collections.abc import Callable, Mapping
 from typing import Generic, TypeVar, cast
@@ -61,6 +60,8 @@ class WorkerError(RuntimeError):
 def _child(work: Callable[[], object], fd: int) -> None:
     """The body of a forked child: never returns (``os._exit``, so nothing inherited from
     the parent, such as buffered output or ``atexit`` handlers, runs twice)."""
+    import pickle
+
     code = 0
     try:
         payload = pickle.dumps((True, work()), protocol=pickle.HIGHEST_PROTOCOL)
@@ -83,6 +84,10 @@ class Forked(Generic[T]):
     :meth:`result` or :meth:`stop` exactly once (the child is reaped there)."""
 
     def __init__(self, work: Callable[[], T]) -> None:
+        # pickle is loaded here, before the fork, not by every child (and not at all by
+        # a run in one process: start-up of ``skillpack lint FILE``)
+        import pickle  # noqa: F401
+
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover (the child exits in _child)
@@ -93,6 +98,8 @@ class Forked(Generic[T]):
 
     def result(self) -> T:
         """The child's return value; WorkerError if it raised or died."""
+        import pickle
+
         with open(self._fd, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(self.pid, 0)

@@ -26,24 +26,28 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillpack._internal.canonical import JSONValue
 from skillpack._internal.parallel import default_jobs, map_ranges
 from skillpack._internal.pickling import ByFields
 from skillpack._internal.words import plural
-from skillpack.bundle.writer import Compression, PreparedEntry, archive_name, prepare_entry
-from skillpack.content import ContentSource, KeptSource, TreeSource
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
 from skillpack.lint.catalog import ERROR
 from skillpack.lint.context import SkillContext
 from skillpack.lint.engine import LintResult, LintRun
 from skillpack.lint.finding import Finding
 from skillpack.lint.selection import LintOptions
-from skillpack.lockfile.lock import render_lock, render_lock_and_index, render_skill
 from skillpack.manifest import Manifest, SkillEntry
 from skillpack.source.discovery import SourceSkill, SourceTree, file_paths
 from skillpack.source.entries import Reader, build_skill_entry, manifest_error, read_file
 from skillpack.source.frontmatter import FrontmatterError
+
+# The lock renderer, the archive writer and the content sources are imported by the
+# passes that use them: ``skillpack lint`` imports none of them (start-up).
+if TYPE_CHECKING:
+    from skillpack.bundle.writer import Compression, PreparedEntry
+    from skillpack.content import ContentSource
 
 #: file bytes one process keeps in memory (as archive entries, or as read) between
 #: hashing a file and writing the archive; a file past it is read again by the writer
@@ -122,7 +126,11 @@ def process_skill(plan: Plan, skill: SourceSkill, state: PassState) -> SkillResu
         entry = build_skill_entry(skill, state.digests, skill_md, read=read, contents=contents)
     except (OSError, SkillpackError) as exc:
         return SkillResult(findings, error=exc)
-    table = render_skill(entry) if plan.lock else None
+    table = None
+    if plan.lock:
+        from skillpack.lockfile.lock import render_skill
+
+        table = render_skill(entry)
     if plan.archive is None or contents is None:
         return SkillResult(findings, entry, table)
     entries, kept = _prepare_archive(plan.archive, entry, contents, state)
@@ -145,6 +153,8 @@ def _prepare_archive(
 ) -> tuple[dict[str, PreparedEntry], dict[str, bytes]]:
     """The skill's archive entries (``archive.compress``) or kept bytes, within the
     process's budget."""
+    from skillpack.bundle.writer import archive_name, prepare_entry
+
     entries: dict[str, PreparedEntry] = {}
     kept: dict[str, bytes] = {}
     for f in entry.files:
@@ -242,6 +252,8 @@ def _gate_run(tree: SourceTree, skills: Sequence[SourceSkill], lint: bool) -> Li
 def lock_tree(tree: SourceTree, jobs: int | None = None) -> tuple[Manifest, bytes]:
     """The manifest of ``tree`` and its lock bytes, each skill's table rendered by the
     process that hashed the skill's files."""
+    from skillpack.lockfile.lock import render_lock
+
     results = run_pass(tree.skills, Plan(lock=True), jobs)
     manifest = _manifest(tree, results)
     return manifest, render_lock(manifest, [result.checked_table() for result in results])
@@ -259,6 +271,8 @@ def gated_source(
     """``skills`` of ``tree`` as served from the disk: linted (unless ``lint`` is False;
     ``refusal`` is raised on errors), hashed, each file read again and checked when
     served."""
+    from skillpack.content import TreeSource
+
     run = _gate_run(tree, skills, lint)
     results = run_pass(skills, Plan(lint=run), jobs)
     _gate(run, results, refusal)
@@ -290,6 +304,9 @@ def one_pass(
     prepare the lock and the archive entries of every skill of ``tree``, entries at DOS
     ``stamp`` with ``compression``; ``jobs`` processes (default:
     :func:`~skillpack._internal.parallel.default_jobs`)."""
+    from skillpack.content import KeptSource, TreeSource
+    from skillpack.lockfile.lock import render_lock_and_index
+
     skills = tree.skills
     jobs = default_jobs(len(skills)) if jobs is None else jobs
     run = _gate_run(tree, skills, lint)

@@ -69,7 +69,6 @@ def lint_command(
     config: ConfigOpt = None,
 ) -> int:
     """Check skills: frontmatter, Agent Skills fields, skill paths and limits, files, body."""
-    from skillpack._internal.fsutil import Output
     from skillpack.build.pipeline import lint_tree
     from skillpack.lint import LintOptions
     from skillpack.lint.reporters import (
@@ -79,13 +78,18 @@ def lint_command(
         summary,
         use_colour,
     )
-    from skillpack.source.outputs import refuse_inside_skills
     from skillpack.source.targets import no_skills_found, resolve_targets
 
-    report_file = None if output is None else Output(output, what="the lint report")
+    report_file = None
+    if output is not None:
+        from skillpack._internal.fsutil import Output
+
+        report_file = Output(output, what="the lint report")
     given = paths or []
     targets = resolve_targets(given, config)
     if output is not None:
+        from skillpack.source.outputs import refuse_inside_skills
+
         refuse_inside_skills(targets.config, targets.tree.skills, [output])
     if not targets.tree.skills:
         raise no_skills_found(targets.tree)

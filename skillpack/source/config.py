@@ -10,7 +10,6 @@ the project directory.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,6 +121,8 @@ def _has_tool_table(pyproject: Path) -> bool:
         return False
     if "skillpack" not in text:  # cheap pre-check before parsing
         return False
+    import tomllib  # only when there is a file to parse (start-up)
+
     try:
         return "skillpack" in tomllib.loads(text).get("tool", {})
     except tomllib.TOMLDecodeError:
@@ -150,6 +151,8 @@ def _read_table(path: Path) -> dict[str, Any]:
         raise ConfigError(
             "CFG001", f"cannot read configuration: {exc}", Location(str(path))
         ) from exc
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -27,12 +27,12 @@ never searched.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import Protocol
 
 from skillpack._internal.uri import SKILL_MD, encode_path, file_uri
 from skillpack.source.agents import project_dirs
@@ -139,6 +139,64 @@ def _is_utf8(name: str) -> bool:
     return True
 
 
+class _Spec(Protocol):
+    def match_file(self, file: str, /) -> bool: ...
+
+
+#: a gitignore pattern that names an entry by its own name, at any depth: no slash but a
+#: trailing one (a directory), no negation, comment, escape, space or ``**``, bracket
+#: sets of letters and digits only; ``*.py[cod]``, ``__pycache__/``, ``node_modules/``
+_NAME_PATTERN = re.compile(r"(?:[A-Za-z0-9_.~+=@%,-]|\*(?!\*)|\?|\[[A-Za-z0-9]+\])+/?")
+
+
+class _NamePatterns:
+    """Gitignore patterns that each match an entry by its own name (:data:`_NAME_PATTERN`),
+    as ``pathspec.GitIgnoreSpec`` matches them (tests/test_discovery.py checks the two
+    agree): a path matches when one of its names does, a pattern ending in ``/`` seeing
+    only directories (every name but the last, and the last of a path ending in ``/``).
+    The default excludes are such patterns, so a walk with them does not import
+    pathspec (start-up of ``skillpack lint FILE``)."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        names = "|".join(_name_regex(p) for p in patterns if not p.endswith("/"))
+        dirs = "|".join(_name_regex(p[:-1]) for p in patterns if p.endswith("/"))
+        either = [f"(?:{names})(?:/|$)"] if names else []
+        either += [f"(?:{dirs})/"] if dirs else []
+        # anchored as pathspec anchors them (a name holding a line break aside)
+        self._regex = re.compile(f"(?:.+/)?(?:{'|'.join(either)})")
+
+    def match_file(self, file: str, /) -> bool:
+        return self._regex.match(file) is not None
+
+
+def _name_regex(pattern: str) -> str:
+    """The regex of a name pattern: ``*`` and ``?`` match within one name."""
+    parts = re.split(r"(\*|\?|\[[^]]*\])", pattern)
+    return "".join(
+        "[^/]*"
+        if part == "*"
+        else "[^/]"
+        if part == "?"
+        else part
+        if part[:1] == "["
+        else re.escape(part)
+        for part in parts
+    )
+
+
+def gitignore_spec(lines: Sequence[str]) -> _Spec | None:
+    """The gitignore patterns ``lines`` (None when there are none): matched here when
+    each names an entry by its own name, else by ``pathspec``, imported then."""
+    patterns = [line for line in lines if line and not line.startswith("#")]
+    if not patterns:
+        return None
+    if all(_NAME_PATTERN.fullmatch(p) for p in patterns):
+        return _NamePatterns(patterns)
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
 class _Ignores:
     """Exclude, include and ``.skillpackignore`` matching for one walk.
 
@@ -150,13 +208,13 @@ class _Ignores:
 
     def __init__(self, config: Config) -> None:
         self.base = config.project_dir
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None
-        self.include = pathspec.GitIgnoreSpec.from_lines(config.include) if config.include else None
+        self.exclude = gitignore_spec(config.exclude)
+        self.include = gitignore_spec(config.include)
         #: the anchor relative to the project directory ("" the same, None outside it)
         self.prefix: str | None = ""
         #: (strip, prepend, spec) of every .skillpackignore in force, outermost first: a
         #: path relative to the anchor loses ``strip/`` and gains ``prepend/``
-        self.local: list[tuple[str, str, pathspec.GitIgnoreSpec]] = []
+        self.local: list[tuple[str, str, _Spec]] = []
 
     def start(self, anchor: Path) -> None:
         self.prefix = _rel_or_none(anchor, self.base)
@@ -169,7 +227,10 @@ class _Ignores:
             lines = (directory / IGNORE_FILE).read_text("utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             return False
-        self.local.append((strip, prepend, pathspec.GitIgnoreSpec.from_lines(lines)))
+        spec = gitignore_spec(lines)
+        if spec is None:  # no pattern in it
+            return False
+        self.local.append((strip, prepend, spec))
         return True
 
     def _project_rel(self, rel: str) -> str | None:

@@ -22,9 +22,12 @@ from skillpack.source.frontmatter.resolve import resolve_plain
 
 #: characters the fast path leaves to ruamel: tab, BOM, whatever ruamel's reader refuses
 #: as non-printable (its ``Reader.NON_PRINTABLE`` class, hence the pin of ruamel.yaml in
-#: pyproject.toml) and the SP014 line separators; "\r" is looked at separately
+#: pyproject.toml) and the SP014 line separators; "\r" is looked at separately. Every
+#: character but "\n", "\r", U+0020-U+007E, U+00A0-U+2027, U+202A-U+D7FF, U+E000-U+FEFE,
+#: U+FF00-U+FFFD and U+10000 up: written as the characters refused, which compiles in a
+#: tenth of the time of the negated class of those ranges (start-up)
 FAST_UNSAFE = re.compile(
-    "[^\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+    "[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
 )
 _FAST_ENTRY = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_.-]{0,99}):(?: (.*))?")
 _FAST_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
