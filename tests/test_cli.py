@@ -99,6 +99,12 @@ def test_a_lint_run_imports_lint_only(tmp_path: Path, project: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert command_modules(modules) == {"skillpack.cli.lint_cmd"}
     assert not {"pydantic", "rich", "sigstore"} & {m.split(".")[0] for m in modules}
+    # start-up: what a lint does not use stays unimported, the lock renderer and the
+    # archive writer (with its thread pool), pathspec for the default excludes, pickle
+    # without a worker, tomllib without a configuration file, the report writer without -o
+    unused = {"skillpack.lockfile.lock", "skillpack.bundle.writer", "concurrent.futures"}
+    unused |= {"pathspec", "pickle", "tomllib", "skillpack._internal.fsutil"}
+    assert not unused & modules
 
 
 def test_serve_is_dispatched_before_typer(tmp_path: Path) -> None:
