@@ -121,6 +121,10 @@ def test_serve_is_dispatched_before_typer(tmp_path: Path) -> None:
     [
         ["lint", "--bogus"],
         ["serve", "--bogus", str(EXAMPLES / "skills")],
+        ["serve", "--bogus"],
+        ["serve", "--timeout", "0", str(EXAMPLES / "skills")],
+        ["pull", "--timeout", "0", "oci://localhost:1/x:1"],
+        ["vendor", "--timeout", "x", "--", "true"],
         ["verify", "--bogus", "x.skp"],
         ["check", "--bogus", "--", "true"],
         ["build", "--compression", "zip"],
@@ -162,13 +166,54 @@ def test_the_same_error_reads_the_same_in_serve_and_in_typer_commands(tmp_path: 
     assert missing_verify.stderr.startswith("USE000 the following arguments are required: BUNDLE")
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # an unrecognized option comes before a missing argument, as in every command
+        (["serve", "--bogus"], "unrecognized arguments: --bogus"),
+        (["verify", "--bogus"], "unrecognized arguments: --bogus"),
+        # numbers are refused in the same words (no converter's name)
+        (["serve", "--ttl-ms", "abc", "x"], "argument --ttl-ms: invalid int value: 'abc'"),
+        (["serve", "--page-size", "x", "x"], "argument --page-size: invalid int value: 'x'"),
+        (["serve", "--cache-mb", "1.5", "x"], "argument --cache-mb: invalid int value: '1.5'"),
+        (["serve", "--workers", "x", "x"], "argument --workers: invalid int value: 'x'"),
+        (["serve", "--grace", "x", "x"], "argument --grace: invalid float value: 'x'"),
+        (["serve", "--timeout", "abc", "x"], "argument --timeout: invalid float value: 'abc'"),
+        (["check", "--timeout", "abc"], "argument --timeout: invalid float value: 'abc'"),
+        (["pull", "--timeout", "abc", "x"], "argument --timeout: invalid float value: 'abc'"),
+        (["serve", "--page-size", "0", "x"], "argument --page-size: must be 1 or more"),
+        (["serve", "--ttl-ms", "-1", "x"], "argument --ttl-ms: must be 0 or more"),
+        (
+            ["serve", "--timeout", "0", "x"],
+            "argument --timeout: must be a positive number of seconds",
+        ),
+        (
+            ["pull", "--timeout", "0", "x"],
+            "argument --timeout: must be a positive number of seconds",
+        ),
+        (["check", "--timeout", "-1"], "argument --timeout: must be a positive number of seconds"),
+        (
+            ["vendor", "--timeout", "inf"],
+            "argument --timeout: must be a positive number of seconds",
+        ),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_usage_errors_word_for_word(args: list[str], message: str, tmp_path: Path) -> None:
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == f"USE000 {message}\n  hint: see 'skillpack {args[0]} --help'\n"
+
+
 def test_pull_is_no_longer_the_mcp_client(tmp_path: Path) -> None:
     """``pull`` is the OCI registry pull now (docs/registry.md): the MCP client's old
     invocation is refused, naming ``vendor``."""
     server = [sys.executable, str(SERVERS / "faulty_skills.py"), str(EXAMPLES / "skills")]
     proc = run_cli("pull", "--into", tmp_path / "out", "--", *server)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("USE000 'pull' is another command now; -- --into belong")
+    assert proc.stderr.startswith(
+        "USE000 'pull' is another command now; --into belongs to 'skillpack vendor'\n"
+    )
     assert "skillpack vendor" in proc.stderr
     assert not (tmp_path / "out").exists()
     listed = run_cli("vendor", "--", *server)
@@ -176,16 +221,87 @@ def test_pull_is_no_longer_the_mcp_client(tmp_path: Path) -> None:
     assert "skill://" in listed.stdout
 
 
-def test_one_help_style(tmp_path: Path) -> None:
+def _helps() -> dict[str, str]:
+    helps = {}
     for row in COMMANDS:
         proc = run_cli(row.name, "--help")
         assert proc.returncode == 0, (row.name, proc.stderr)
-        text = proc.stdout
-        assert text.startswith(f"Usage: skillpack {row.name} [OPTIONS]"), row.name
-        assert "\nOptions:\n" in text, row.name
-        assert re.search(r"^  -h, --help +Show this message and exit\.$", text, re.M), row.name
-        for line in text.splitlines():  # options named, never argparse's {a,b} or typer's {x}
-            assert not re.search(r"\{[a-z_,]+\}", line), (row.name, line)
+        helps[row.name] = proc.stdout
+    return helps
+
+
+#: an option's line in a help: its flags and metavar, then its help (and the lines the
+#: help continues on, indented further)
+OPTION_LINE = re.compile(r"^  (-[-\w]+(?:, -[-\w]+)*)(?: (\S+))?(?: {2,}(\S.*))?$")
+
+
+def _options(text: str) -> dict[str, tuple[str | None, str]]:
+    """``--flag`` -> (metavar, help as one line) of every option a help lists."""
+    found: dict[str, tuple[str | None, str]] = {}
+    current: list[str] = []
+    for line in text.splitlines():
+        match = OPTION_LINE.match(line)
+        if match:
+            flags, metavar, first = match.groups()
+            current = [first or ""]
+            for flag in flags.split(", "):
+                found[flag] = (metavar, "")
+            names = flags.split(", ")
+        elif current and line.startswith("      ") and line.strip():
+            current.append(line.strip())
+        else:
+            current = []
+            continue
+        for flag in names:
+            found[flag] = (found[flag][0], " ".join(p for p in current if p))
+    return found
+
+
+def test_one_help_style(tmp_path: Path) -> None:
+    for name, text in _helps().items():
+        assert text.startswith(f"Usage: skillpack {name} [OPTIONS]"), name
+        assert "\nOptions:\n" in text, name
+        assert re.search(r"^  -h, --help +Show this message and exit\.$", text, re.M), name
+        for line in text.splitlines():
+            assert not re.search(r"\{[a-z_,]+\}", line), (name, line)  # never {a,b} or {x}
+            assert len(line) <= 78, (name, line)  # wrapped at click's width, serve's too
+            assert not re.search(r"<(float|int|integer|text|path)>", line), (name, line)
+            assert not re.search(r"--[\w-]+ / --no-", line), (name, line)  # plain flags
+        words = " ".join(text.split())
+        assert not re.search(r"\(default:? [^)]*\)\.? *\[default", words), name
+        assert "exit status" not in words and "exit codes" not in words.lower(), name
+        for default in re.findall(r"(.)\[default: ", text):  # as typer shows it
+            assert default == " ", name
+        if name in ("serve", "lint", "build", "pull"):
+            assert "Exit status: " in words, name
+
+
+def test_an_option_reads_the_same_in_every_command(tmp_path: Path) -> None:
+    """Options declared once (registry, signature, client options) have one metavar and
+    one help wherever they appear, serve's argparse included."""
+    helps = {name: _options(text) for name, text in _helps().items()}
+    families = {
+        ("pull", "push", "verify", "inspect", "install", "serve"): [
+            "--insecure-registry",
+            "--timeout",
+        ],
+        ("pull", "verify", "inspect", "install", "serve"): ["--offline"],
+        ("pull", "push", "verify", "inspect", "install"): ["--username", "--password-stdin"],
+        ("verify", "pull", "serve"): ["--key", "--cert-identity", "--workflow-ref", "--online"],
+        ("check", "vendor"): ["--timeout", "--url"],
+        ("lint", "fmt", "lock", "build", "install", "uninstall"): ["--config"],
+    }
+    for commands, flags in families.items():
+        for flag in flags:
+            # compared without spaces: a long word is broken where the column ends
+            seen = {
+                name: "".join(" ".join(map(str, helps[name][flag])).split()) for name in commands
+            }
+            assert len(set(seen.values())) == 1, (flag, seen)
+    assert helps["serve"]["--timeout"] == (
+        "SECONDS",
+        "Seconds for each exchange with a registry, retries included.  [default: 30.0]",
+    )
 
 
 def test_unknown_commands_are_suggested() -> None:

@@ -5,21 +5,111 @@ other command (which are typer commands, :mod:`skillpack.cli`).
 its parser still speaks like the rest of ``skillpack``:
 
 * usage errors are :class:`~skillpack.errors.UsageError` values (``USE000``, exit 2,
-  ``hint: see 'skillpack serve --help'``), never argparse's own usage dump;
+  ``hint: see 'skillpack serve --help'``), never argparse's own usage dump, worded as
+  the typer commands word them (``invalid int value: 'x'``), an unrecognized option
+  reported before a missing argument;
 * the help reads like typer's: ``Usage: skillpack serve [OPTIONS] SOURCE...``, the
-  description indented, ``Arguments`` and ``Options`` sections, sentence-case help.
+  description and epilog wrapped to the same width (a paragraph whose first line is
+  ``\b`` kept as written, as click keeps it), ``Arguments`` and ``Options`` sections,
+  sentence-case help, defaults as ``[default: 30.0]``.
+
+Options several commands share, typer commands and ``serve`` alike, are declared once,
+as :class:`Option` rows in a table (the signature options, the registry options), read
+here by argparse (:func:`add_option_arguments`) and by typer
+(:func:`skillpack.cli.options.typer_option`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import shutil
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NoReturn
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
 
 from skillpack.errors import UsageError
 
 HELP = "Show this message and exit."
+
+T = TypeVar("T")
+
+
+# --- options declared once ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Option:
+    """An option several commands take, declared once for typer and argparse."""
+
+    field: str  #: the parameter's (and the namespace's) name
+    flags: tuple[str, ...]
+    help: str
+    kind: type = str  #: str, Path, int, float or bool (a flag)
+    metavar: str | None = None
+    envvar: str | None = None  #: the value's default comes from this variable
+    default: Any = None
+    #: raises ValueError (its message is the usage error's) for a value out of range
+    check: Callable[[Any], None] | None = None
+
+
+def add_option_arguments(
+    parser: argparse.ArgumentParser | Any, options: Sequence[Option], skip: Sequence[str] = ()
+) -> None:
+    """Add ``options`` (but not the fields in ``skip``) to an argparse parser (or argument
+    group); an option with an ``envvar`` defaults to that variable, as in typer."""
+    import os
+
+    for option in options:
+        if option.field in skip:
+            continue
+        if option.kind is bool:
+            parser.add_argument(*option.flags, dest=option.field, action="store_true",
+                                help=option.help)  # fmt: skip
+            continue
+        convert = converter(option.kind, option.check)
+        default = os.environ.get(option.envvar) if option.envvar else None
+        parser.add_argument(*option.flags, dest=option.field, type=convert,
+                            metavar=option.metavar, help=option.help,
+                            default=convert(default) if default else option.default)  # fmt: skip
+
+
+# --- values ------------------------------------------------------------------------------
+def converter(
+    kind: Callable[[str], T], check: Callable[[T], None] | None = None
+) -> Callable[[str], T]:
+    """An argparse ``type``: ``kind`` of the text, refused as the typer commands refuse it
+    (``invalid int value: 'x'``), then ``check``ed (its ValueError's message)."""
+
+    def convert(text: str) -> T:
+        try:
+            value = kind(text)
+        except ValueError:
+            name = getattr(kind, "__name__", "")
+            raise argparse.ArgumentTypeError(f"invalid {name} value: {text!r}") from None
+        if check is not None:
+            try:
+                check(value)
+            except ValueError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+
+    return convert
+
+
+def at_least(minimum: int) -> Callable[[int], None]:
+    """A check: ``minimum`` or more."""
+
+    def check(value: int) -> None:
+        if value < minimum:
+            raise ValueError(f"must be {minimum} or more")
+
+    return check
+
+
+def positive_seconds(value: float) -> None:
+    """A check: a positive, finite number of seconds."""
+    if not 0 < value < math.inf:
+        raise ValueError("must be a positive number of seconds")
 
 
 def sentence(text: str) -> str:
@@ -44,11 +134,11 @@ def _usage_name(action: argparse.Action) -> str:
     return name
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+class HelpFormatter(argparse.HelpFormatter):
     """argparse's help laid out as typer lays out the other commands' help."""
 
     def __init__(self, prog: str, **kwargs: Any) -> None:
-        width = min(shutil.get_terminal_size().columns, 80) - 2
+        width = min(shutil.get_terminal_size().columns, 80) - 2  # click's width
         super().__init__(prog, max_help_position=32, width=width, **kwargs)
 
     def _format_usage(
@@ -62,7 +152,35 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"Usage: {self._prog} [OPTIONS] {' '.join(positionals)}".rstrip() + "\n\n"
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return "\n".join(f"  {line}" if line else "" for line in text.splitlines())
+        """Paragraphs (split by blank lines) in the help style, wrapped and indented as
+        click does; one whose first line is ``\\b`` kept line by line."""
+        paragraphs = []
+        for paragraph in text.strip("\n").split("\n\n"):
+            lines = paragraph.splitlines()
+            if lines and lines[0] == "\b":
+                paragraphs.append("\n".join(f"  {line}" for line in lines[1:]))
+            else:
+                paragraphs.append(
+                    textwrap.fill(
+                        sentence(" ".join(lines)),
+                        self._width,
+                        initial_indent="  ",
+                        subsequent_indent="  ",
+                        break_on_hyphens=False,
+                    )
+                )
+        return "\n\n".join(paragraphs)
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        """``--workflow-ref, --ref REF`` (the metavar once, as click writes it)."""
+        if not action.option_strings or action.nargs == 0:
+            return super()._format_action_invocation(action)
+        metavar = self._format_args(action, self._get_default_metavar_for_optional(action))
+        return f"{', '.join(action.option_strings)} {metavar}"
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        """An option's help wrapped, its spaces kept (the two before ``[default: ...]``)."""
+        return textwrap.wrap(text.strip(), width)
 
     def start_section(self, heading: str | None) -> None:
         super().start_section(heading[:1].upper() + heading[1:] if heading else heading)
@@ -70,7 +188,11 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _expand_help(self, action: argparse.Action) -> str:
         if isinstance(action, argparse._VersionAction):
             return "Show the version."
-        return sentence(super()._expand_help(action))
+        text = sentence(super()._expand_help(action))
+        default = getattr(action, "shown_default", action.default)
+        if action.option_strings and action.nargs != 0 and default not in (None, [], ()):
+            text += f"  [default: {default}]"  # as typer shows it
+        return text
 
     def _metavar_formatter(
         self, action: argparse.Action, default_metavar: str
@@ -79,6 +201,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
             choices = "|".join(str(c) for c in action.choices)
             return lambda size: (f"<{choices}>",) * size
         return super()._metavar_formatter(action, default_metavar)
+
+
+def show_default(action: argparse.Action, value: object) -> argparse.Action:
+    """Show ``value`` in the help as the default of an option whose own default is None
+    (the caller applies ``value`` after parsing, and can tell the option was not given)."""
+    action.shown_default = value  # type: ignore[attr-defined]
+    return action
 
 
 class Parser(argparse.ArgumentParser):
@@ -91,6 +220,29 @@ class Parser(argparse.ArgumentParser):
         super().__init__(**kwargs)
         self._positionals.title = "Arguments"
         self._optionals.title = "Options"
+        #: positional arguments argparse would report missing before any unrecognized
+        #: option; click reports the option first, so they are checked after parsing
+        self._required_positionals: list[argparse.Action] = []
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        if not action.option_strings and action.required:
+            action.required = False
+            self._required_positionals.append(action)
+        return action
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        parsed = super().parse_args(args, namespace)  # unrecognized arguments first
+        missing = [
+            str(action.metavar or action.dest)
+            for action in self._required_positionals
+            if getattr(parsed, action.dest) in (None, [])
+        ]
+        if missing:
+            self.error(f"the following arguments are required: {', '.join(missing)}")
+        return parsed
 
     def _add_help(self) -> None:
         """``-h/--help``, last of the options (as typer places it)."""

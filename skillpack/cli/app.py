@@ -48,11 +48,13 @@ class LazyGroup(Group):
         name = args[0] if args else ""
         moved = REUSED.get(name)
         if moved is not None and any(arg in moved[1] for arg in args[1:]):
-            # the old command's options: say where that command went
+            # the old command's options (or its '-- CMD'): say where that command went
+            options = sorted(set(args[1:]) & moved[1] - {"--"})
+            what = " ".join(options) if options else "a server command after --"
             raise UsageError(
                 "USE000",
-                f"'{name}' is another command now; {' '.join(sorted(set(args[1:]) & moved[1]))} "
-                f"belong to 'skillpack {moved[0]}'",
+                f"'{name}' is another command now; {what} "
+                f"belong{'s' if len(options) < 2 else ''} to 'skillpack {moved[0]}'",
                 hint=f"'skillpack {name} ...' of before is 'skillpack {moved[0]} ...'; see "
                 f"'{ctx.command_path} {name} --help'",
             )

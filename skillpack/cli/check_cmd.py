@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from skillpack.cli.base import CommandApp
-from skillpack.cli.options import FormatOpt, JsonFlag, output_format
+from skillpack.cli.options import (
+    CheckEraOpt,
+    FormatOpt,
+    JsonFlag,
+    ResponseTimeoutOpt,
+    UrlOpt,
+    output_format,
+)
+from skillpack.client.transport import DEFAULT_TIMEOUT
 from skillpack.errors import UsageError
 
 app = CommandApp()
@@ -22,22 +30,15 @@ def check(
     command: Annotated[
         list[str] | None, typer.Argument(metavar="CMD", help="The server command, after '--'.")
     ] = None,
-    era: Annotated[
-        Literal["both", "modern", "legacy"], typer.Option(help="modern, legacy or both.")
-    ] = "both",
+    era: CheckEraOpt = "both",
     scenario: Annotated[
         list[str] | None,
         typer.Option("--scenario", "-s", metavar="NAME", help="Run only these scenarios."),
     ] = None,
     chosen: FormatOpt = "text",
     json_flag: JsonFlag = False,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
-    url: Annotated[
-        str | None,
-        typer.Option(
-            metavar="URL", help="A Streamable HTTP endpoint (token from SKILLPACK_HTTP_TOKEN)."
-        ),
-    ] = None,
+    timeout: ResponseTimeoutOpt = DEFAULT_TIMEOUT,
+    url: UrlOpt = None,
 ) -> int:
     """Run the Skills-extension conformance scenarios against a stdio MCP server (-- CMD)
     or a Streamable HTTP one (--url URL)."""

@@ -1,6 +1,6 @@
-"""The registry options of push, pull, verify and inspect, each defined once (serve,
-argparse, declares the same flags in :mod:`skillpack.server.cli`, less the credentials
-on stdin: its stdin is the protocol's)."""
+"""The registry options of push, pull, verify, inspect and install, as typer parameters
+of the one table in :mod:`skillpack._internal.registry_flags` (serve's argparse reads
+the same table, less the credentials on stdin: its stdin is the protocol's)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Annotated
 
 import typer
 
-from skillpack.cli.oci import DEFAULT_TIMEOUT, RegistryFlags
+from skillpack._internal.registry_flags import DEFAULT_TIMEOUT, REGISTRY_OPTION
+from skillpack.cli.oci import RegistryFlags
+from skillpack.cli.options import typer_option
 
 #: a bundle file or an oci:// reference (a str: a Path would fold the '//')
 SourceArg = Annotated[
@@ -18,43 +20,11 @@ SourceArg = Annotated[
         help="The .skp bundle, or oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST).",
     ),
 ]
-UsernameOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--username",
-        metavar="NAME",
-        help="Registry user name; the password or token is read from stdin "
-        "(--password-stdin). Default: the docker configuration, or "
-        "SKILLPACK_REGISTRY_USERNAME/SKILLPACK_REGISTRY_PASSWORD.",
-        show_default=False,
-    ),
-]
-PasswordStdinOpt = Annotated[
-    bool,
-    typer.Option("--password-stdin", help="Read the password or token for --username from stdin."),
-]
-InsecureOpt = Annotated[
-    bool,
-    typer.Option(
-        "--insecure-registry", help="Allow plain http to a registry that is not on loopback."
-    ),
-]
-TimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        "--timeout",
-        metavar="SECONDS",
-        help="Seconds for each exchange with the registry, retries included.",
-    ),
-]
-OfflineOpt = Annotated[
-    bool,
-    typer.Option(
-        "--offline",
-        help="Use the cache only: a tag resolves to the digest it last had; anything "
-        "missing is an error (REG060).",
-    ),
-]
+UsernameOpt = Annotated[str | None, typer_option(REGISTRY_OPTION["username"], show_default=False)]
+PasswordStdinOpt = Annotated[bool, typer_option(REGISTRY_OPTION["password_stdin"])]
+InsecureOpt = Annotated[bool, typer_option(REGISTRY_OPTION["insecure_registry"])]
+TimeoutOpt = Annotated[float, typer_option(REGISTRY_OPTION["timeout"])]
+OfflineOpt = Annotated[bool, typer_option(REGISTRY_OPTION["offline"])]
 
 
 def flags(

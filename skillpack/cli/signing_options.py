@@ -8,11 +8,9 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-import typer
-
-from skillpack._internal.cliparse import sentence
+from skillpack.cli.options import typer_option
 from skillpack.signing.options import POLICY_OPTIONS, SIGNING_OPTIONS, Option
 from skillpack.signing.policy import SignaturePolicy, SigningOptions
 
@@ -20,17 +18,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _typer_parameter(option: Option) -> inspect.Parameter:
-    text = sentence(option.help)  # the help style of every command (serve's too)
-    if option.kind is bool:
-        default: Any = typer.Option(False, *option.flags, help=text)
-        annotation: Any = bool
-    else:
-        default = typer.Option(
-            None, *option.flags, help=text, metavar=option.metavar, envvar=option.envvar
-        )
-        annotation = option.kind | None
+    annotation: Any = bool if option.kind is bool else option.kind | None
     return inspect.Parameter(
-        option.field, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+        option.field,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=False if option.kind is bool else option.default,
+        annotation=Annotated[annotation, typer_option(option)],
     )
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import contextlib
 import shlex
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from skillpack.cli.base import CommandApp
+from skillpack.cli.options import ResponseTimeoutOpt, UrlOpt, VendorEraOpt
+from skillpack.client.transport import DEFAULT_TIMEOUT
 from skillpack.errors import UsageError
 
 app = CommandApp()
@@ -32,19 +34,17 @@ def vendor_command(
         ),
     ] = None,
     allow_dynamic: Annotated[
-        bool, typer.Option(help='Accept skills whose resources are "dynamic" (no digests).')
-    ] = False,
-    force: Annotated[bool, typer.Option(help="Replace a non-empty --into directory.")] = False,
-    era: Annotated[
-        Literal["auto", "modern", "legacy"], typer.Option(help="auto, modern or legacy.")
-    ] = "auto",
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for each response.")] = 30.0,
-    url: Annotated[
-        str | None,
+        bool,
         typer.Option(
-            metavar="URL", help="A Streamable HTTP endpoint (token from SKILLPACK_HTTP_TOKEN)."
+            "--allow-dynamic", help='Accept skills whose resources are "dynamic" (no digests).'
         ),
-    ] = None,
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a non-empty --into directory.")
+    ] = False,
+    era: VendorEraOpt = "auto",
+    timeout: ResponseTimeoutOpt = DEFAULT_TIMEOUT,
+    url: UrlOpt = None,
 ) -> int:
     """List, or verify and vendor into a tree, the skills an MCP server publishes (stdio:
     -- CMD; Streamable HTTP: --url URL).

@@ -16,9 +16,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from skillpack._internal.cliparse import Parser
+from skillpack._internal.cliparse import (
+    Parser,
+    add_option_arguments,
+    at_least,
+    converter,
+    positive_seconds,
+    show_default,
+)
+from skillpack._internal.registry_flags import CREDENTIALS_ON_STDIN, REGISTRY_OPTIONS
 from skillpack._internal.version import __version__
 from skillpack.errors import Location, SkillpackError, UsageError, report_internal_error
 from skillpack.signing.options import add_require_signature_arguments, required_policy
@@ -32,17 +40,23 @@ DESCRIPTION = """\
 Serve Agent Skills over MCP on stdin/stdout, or over Streamable HTTP with --http (the
 Skills extension, SEP-2640; MCP 2026-07-28 and the legacy 2024-11-05..2025-11-25
 handshake on the same server).
+
 SOURCE is a .skp bundle, an oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST) reference
 (pulled into the cache, then served from it; by digest and cached: no network), or a
 skills directory (authors: the manifest is built in memory behind the lint gate).
 Read-only: every file's size and sha256 are checked against the lock before it is
 sent."""
 
+#: paragraphs as typer's epilogs (a "\b" paragraph is kept line by line)
 EPILOG = """\
-host configuration:  {"command": "skillpack", "args": ["serve", "/path/to/skills.skp"]}
-over HTTP:           skillpack serve --http 127.0.0.1:8080 skills.skp  (endpoint /mcp)
-exit codes: 0 stdin closed or SIGTERM; 1 lint errors (DIR), a bundle or signature that
-fails verification; 2 usage or sources; 3 a bug; 130 interrupted (docs/errors.md)"""
+\b
+Host configuration:
+  {"command": "skillpack", "args": ["serve", "/path/to/skills.skp"]}
+Over HTTP (endpoint /mcp):
+  skillpack serve --http 127.0.0.1:8080 skills.skp
+
+Exit status: 0 stdin closed or SIGTERM; 1 lint errors (DIR), a bundle or signature that
+fails verification; 2 usage or sources; 3 a bug; 130 interrupted (docs/errors.md)."""
 
 #: The environment variable ``--http`` reads the bearer token from (``--token-file``
 #: takes precedence).
@@ -58,25 +72,10 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise _Terminated
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return value
+#: argparse types, refusing a value as the typer commands do (``invalid int value: 'x'``)
+_non_negative = converter(int, at_least(0))
+_positive = converter(int, at_least(1))
+_seconds = converter(float, positive_seconds)
 
 
 def _http_address(text: str) -> tuple[str, int]:
@@ -125,15 +124,22 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
     http = parser.add_argument_group(
         "Streamable HTTP", f"serve over HTTP instead of stdio (needs {HTTP_EXTRA_HINT})"
     )
-    add = http.add_argument
+
+    def add(*flags: str, applied: object = None, **settings: Any) -> None:
+        """An HTTP option; its default (``applied``, shown in the help) is applied by the
+        HTTP server (server/transports/http*.py): None here tells one not given."""
+        action = http.add_argument(*flags, **settings)
+        if applied is not None:
+            show_default(action, applied)
+
     add(
         "--http",
         type=_http_address,
         metavar="[HOST:]PORT",
         help="listen on HOST (default 127.0.0.1) and PORT (0: a free one, printed on stderr)",
     )
-    add("--path", type=_endpoint_path, metavar="PATH", help="the MCP endpoint (default /mcp)")
-    add("--workers", type=_positive, metavar="N", help="serve from N processes (default 1)")
+    add("--path", type=_endpoint_path, metavar="PATH", help="the MCP endpoint", applied="/mcp")
+    add("--workers", type=_positive, metavar="N", help="serve from N processes", applied=1)
     add(
         "--allow-host",
         action="append",
@@ -166,41 +172,23 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--log-format",
         choices=("text", "json"),
-        help="access log lines on stderr as text (default) or JSON; -q turns the log off",
+        help="access log lines on stderr, as text or JSON; -q turns the log off",
+        applied="text",
     )
-    add("--max-body-bytes", type=_positive, metavar="N", help="largest message (default 4 MiB)")
-    add("--max-connections", type=_positive, metavar="N", help="open connections (default 512)")
-    add("--max-sessions", type=_positive, metavar="N", help="live legacy sessions (default 1024)")
-    add(
-        "--session-idle",
-        type=_seconds,
-        metavar="S",
-        help="a legacy session unused this long expires (default 3600)",
-    )
-    add(
-        "--header-timeout",
-        type=_seconds,
-        metavar="S",
-        help="time for a request's headers to arrive (default 10)",
-    )
-    add(
-        "--body-timeout",
-        type=_seconds,
-        metavar="S",
-        help="time for a request's body to arrive (default 30)",
-    )
-    add(
-        "--keepalive-timeout",
-        type=_seconds,
-        metavar="S",
-        help="an idle keep-alive connection is closed after this (default 30)",
-    )
-    add(
-        "--grace",
-        type=_seconds,
-        metavar="S",
-        help="on SIGTERM, time to finish the requests in flight (default 10)",
-    )
+    add("--max-body-bytes", type=_positive, metavar="N", help="largest message, in bytes",
+        applied=4 * 1024 * 1024)  # fmt: skip
+    add("--max-connections", type=_positive, metavar="N", help="open connections", applied=512)
+    add("--max-sessions", type=_positive, metavar="N", help="live legacy sessions", applied=1024)
+    add("--session-idle", type=_seconds, metavar="S",
+        help="a legacy session unused this long expires", applied=3600.0)  # fmt: skip
+    add("--header-timeout", type=_seconds, metavar="S",
+        help="time for a request's headers to arrive", applied=10.0)  # fmt: skip
+    add("--body-timeout", type=_seconds, metavar="S",
+        help="time for a request's body to arrive", applied=30.0)  # fmt: skip
+    add("--keepalive-timeout", type=_seconds, metavar="S",
+        help="an idle keep-alive connection is closed after this", applied=30.0)  # fmt: skip
+    add("--grace", type=_seconds, metavar="S",
+        help="on SIGTERM, time to finish the requests in flight", applied=10.0)  # fmt: skip
 
 
 #: what names a registry source rather than a path
@@ -228,27 +216,27 @@ def build_parser() -> argparse.ArgumentParser:
         type=_non_negative,
         default=300_000,
         metavar="MS",
-        help="ttlMs caching hint on cacheable results (default 300000)",
+        help="ttlMs caching hint on cacheable results",
     )
     parser.add_argument(
         "--cache-scope",
         choices=("public", "private"),
         default="public",
-        help="cacheScope on cacheable results (default public)",
+        help="cacheScope on cacheable results",
     )
     parser.add_argument(
         "--page-size",
         type=_positive,
         default=100,
         metavar="N",
-        help="entries per page of every paginated list (default 100)",
+        help="entries per page of every paginated list",
     )
     parser.add_argument(
         "--cache-mb",
         type=_non_negative,
         default=16,
         metavar="MB",
-        help="memory for verified file contents kept between reads (default 16; 0: none)",
+        help="memory for verified file contents kept between reads (0: none)",
     )
     parser.add_argument(
         "--no-directory-read",
@@ -273,29 +261,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_registry_arguments(parser: argparse.ArgumentParser) -> None:
-    """The registry options of an ``oci://`` source (those of ``pull``, less the
+    """The registry options of an ``oci://`` source
+    (:mod:`skillpack._internal.registry_flags`, as ``pull`` has them, less the
     credentials on stdin: stdin is the protocol's here)."""
     group = parser.add_argument_group(
         "registry", "oci:// sources (credentials: the docker configuration or the environment)"
     )
-    group.add_argument(
-        "--offline",
-        action="store_true",
-        help="use the cache only: a tag resolves to the digest it last had; anything "
-        "missing is an error (REG060)",
-    )
-    group.add_argument(
-        "--insecure-registry",
-        action="store_true",
-        help="allow plain http to a registry that is not on loopback",
-    )
-    group.add_argument(
-        "--timeout",
-        type=_seconds,
-        default=30.0,
-        metavar="SECONDS",
-        help="seconds for each exchange with a registry, retries included (default 30)",
-    )
+    add_option_arguments(group, REGISTRY_OPTIONS, skip=CREDENTIALS_ON_STDIN)
 
 
 def _prefixes(given: Sequence[str], count: int) -> list[str]:

@@ -2,30 +2,31 @@
 
 ``skillpack verify``, ``skillpack serve --require-signature``, ``skillpack sign`` and
 ``skillpack build --sign`` all read the same :data:`POLICY_OPTIONS` /
-:data:`SIGNING_OPTIONS` tables: the typer commands through
-:mod:`skillpack.cli.signing_options`, ``serve`` (argparse: the serve path stays free of
-typer) through :func:`add_require_signature_arguments` and :func:`required_policy`.
+:data:`SIGNING_OPTIONS` tables of :class:`~skillpack._internal.cliparse.Option` rows:
+the typer commands through :mod:`skillpack.cli.signing_options`, ``serve`` (argparse:
+the serve path stays free of typer) through :func:`add_require_signature_arguments` and
+:func:`required_policy`.
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillpack._internal.cliparse import Option, add_option_arguments
 from skillpack.signing.policy import SignaturePolicy
 
-
-@dataclass(frozen=True)
-class Option:
-    field: str  #: the SignaturePolicy / SigningOptions field
-    flags: tuple[str, ...]
-    help: str
-    kind: type = str  #: str, Path or bool
-    metavar: str | None = None
-    envvar: str | None = None  #: the value's default comes from this variable
-
+__all__ = [
+    "POLICY_OPTIONS",
+    "SIGNING_OPTIONS",
+    "Option",
+    "add_option_arguments",
+    "add_policy_arguments",
+    "add_require_signature_arguments",
+    "policy_from_args",
+    "required_policy",
+]
 
 _TRUST_CONFIG = "a sigstore ClientTrustConfig JSON (private sigstore instance)"
 
@@ -66,26 +67,6 @@ SIGNING_OPTIONS: tuple[Option, ...] = (
     Option("output", ("--output", "-o"), "where to write the signature (default: "
            "BUNDLE.sigstore.json)", Path, "FILE"),
 )  # fmt: skip
-
-
-def add_option_arguments(
-    parser: argparse.ArgumentParser | Any, options: tuple[Option, ...], skip: tuple[str, ...] = ()
-) -> None:
-    """Add ``options`` (but not the fields in ``skip``) to an argparse parser (or argument
-    group); an option with an ``envvar`` defaults to that variable, as in typer."""
-    import os
-
-    for option in options:
-        if option.field in skip:
-            continue
-        if option.kind is bool:
-            parser.add_argument(*option.flags, dest=option.field, action="store_true",
-                                help=option.help)  # fmt: skip
-        else:
-            default = os.environ.get(option.envvar) if option.envvar else None
-            parser.add_argument(*option.flags, dest=option.field, type=option.kind,
-                                metavar=option.metavar, help=option.help,
-                                default=option.kind(default) if default else None)  # fmt: skip
 
 
 def add_policy_arguments(parser: argparse.ArgumentParser | Any) -> None:
