@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import math
 import shutil
-import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -154,6 +153,8 @@ class HelpFormatter(argparse.HelpFormatter):
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         """Paragraphs (split by blank lines) in the help style, wrapped and indented as
         click does; one whose first line is ``\\b`` kept line by line."""
+        import textwrap  # only for --help (serve's start-up)
+
         paragraphs = []
         for paragraph in text.strip("\n").split("\n\n"):
             lines = paragraph.splitlines()
@@ -180,6 +181,8 @@ class HelpFormatter(argparse.HelpFormatter):
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         """An option's help wrapped, its spaces kept (the two before ``[default: ...]``)."""
+        import textwrap
+
         return textwrap.wrap(text.strip(), width)
 
     def start_section(self, heading: str | None) -> None:
