@@ -408,7 +408,9 @@ register(
             U,
             ("BLD004", "unknown compression (use `deflate` or `stored`)", ""),
             ("BLD007", "`SOURCE_DATE_EPOCH` is not a number of seconds",
-             "Set it to an integer such as `$(git log -1 --format=%ct)`, or unset it."),
+             "`build` stamps the archive's entries with it, `push` the manifest's creation "
+             "time: set it to a Unix time such as `$(git log -1 --format=%ct)`, or unset "
+             "it."),
             ("BLD011", "no skills found under the configured roots",
              "A skill is a directory holding `SKILL.md`; check the path and `roots`."),
         ),
@@ -537,10 +539,8 @@ register(
             ("SRV010", "`--require-signature` with a directory source",
              "Only bundles carry signatures: build and sign one, or drop "
              "`--require-signature`."),
-            ("SRV020", "`--http` cannot run as asked: its extra is not installed, an HTTP "
-             "option is given without it, or `--workers` on a system without fork",
-             "Install the server with `pip install 'skillpack[http]'`; HTTP options need "
-             "`--http [HOST:]PORT`."),
+            ("SRV020", "`--http` needs the optional HTTP server, which is not installed",
+             "Install it with `pip install 'skillpack[http]'`; stdio needs nothing more."),
             ("SRV021", "the bearer token is missing where it is required, unreadable, or "
              "malformed",
              "A non-loopback `--http` address needs `--token-file FILE` (or "
@@ -551,6 +551,13 @@ register(
             ("SRV023", "`--certfile`/`--keyfile`: missing, alone, or not a certificate and "
              "its key",
              "Give a PEM certificate (chain) and its unencrypted PEM private key."),
+            ("SRV025", "an HTTP option is given without `--http`",
+             "`--path`, `--workers`, `--token-file`, `--allow-host` and the other options "
+             "of the Streamable HTTP group configure the HTTP transport only: add `--http "
+             "[HOST:]PORT`, or drop them to serve on stdio. The message names them."),
+            ("SRV026", "`--workers` above 1 on a system without `fork()`",
+             "The HTTP workers are forked processes; serve from one worker there (the "
+             "default)."),
         ),
         *_codes(
             F,
@@ -601,9 +608,14 @@ register(
         ),
         *_codes(
             U,
-            ("CLI002", "no server, or both a server command and `--url`, or a `--url` that "
-             "is not http(s)",
-             "Put the server command after `--`, or give `--url http(s)://HOST:PORT/PATH`."),
+            ("CLI002", "no server given: no command after `--` and no `--url`",
+             "Put the server command after `--` (`skillpack check -- skillpack serve "
+             "skills.skp`), or give `--url http(s)://HOST:PORT/PATH` of a running one."),
+            ("CLI003", "both a server command after `--` and `--url`",
+             "`-- CMD` spawns a server, `--url` reaches a running one: give one of them."),
+            ("CLI004", "the `--url` is not an http:// or https:// URL with a host",
+             "Give the MCP endpoint of a Streamable HTTP server, such as "
+             "`http://127.0.0.1:8080/mcp`."),
             ("CLI120", "the `--into` directory exists and is not empty",
              "Choose a new directory or pass `--force` to replace it."),
             ("CLI121", "no listed skill matches `--skill`", ""),
@@ -682,6 +694,7 @@ RETIRED.update(
     {
         "CFG006": "a missing path is USE001 in every command",
         "PUL001": "a failed write is OUT002 or OUT003 in every command",
+        "REG052": "a bad SOURCE_DATE_EPOCH is BLD007 in every command (build, push)",
         "SRV001": "a missing path is USE001 in every command",
     }
 )

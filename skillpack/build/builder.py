@@ -59,11 +59,11 @@ def source_date_epoch(environ: Mapping[str, str] | None = None) -> int | None:
     value = (os.environ if environ is None else environ).get("SOURCE_DATE_EPOCH", "").strip()
     if not value:
         return None
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):
         raise UsageError(
             "BLD007",
             f"SOURCE_DATE_EPOCH={value!r} is not a number of seconds",
-            hint="set it to an integer such as $(git log -1 --format=%ct), or unset it",
+            hint="set it to a Unix time such as $(git log -1 --format=%ct), or unset it",
         )
     return int(value)
 

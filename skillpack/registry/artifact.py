@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillpack.errors import UsageError
 from skillpack.registry.errors import registry_error
 from skillpack.registry.reference import is_digest
 
@@ -133,17 +134,18 @@ def created_annotation(source_date_epoch: str | None) -> str | None:
     if source_date_epoch is None or source_date_epoch.strip() == "":
         return None
     text = source_date_epoch.strip()
+    hint = "set it to a Unix time such as $(git log -1 --format=%ct), or unset it"
     if not text.isdigit() or not text.isascii():
-        raise registry_error(
-            "REG052",
+        raise UsageError(  # as build refuses it
+            "BLD007",
             f"SOURCE_DATE_EPOCH={source_date_epoch!r} is not a number of seconds",
-            hint="set it to a Unix time, e.g. $(git log -1 --format=%ct)",
+            hint=hint,
         )
     try:
         moment = datetime.datetime.fromtimestamp(int(text), tz=datetime.UTC)
     except (OverflowError, OSError, ValueError):
-        raise registry_error(
-            "REG052", f"SOURCE_DATE_EPOCH={source_date_epoch!r} is out of range"
+        raise UsageError(
+            "BLD007", f"SOURCE_DATE_EPOCH={source_date_epoch!r} is out of range", hint=hint
         ) from None
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 

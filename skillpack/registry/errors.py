@@ -52,7 +52,6 @@ CODES: dict[str, str] = {
     # artifacts
     "REG050": "not a skillpack bundle artifact",
     "REG051": "malformed manifest or index",
-    "REG052": "SOURCE_DATE_EPOCH is not a non-negative integer",
     "REG053": "the bundle or signature file cannot be read",
     # cache
     "REG060": "not in the cache (offline)",

@@ -301,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = [flag for dest, flag in HTTP_OPTIONS.items() if getattr(args, dest) is not None]
     if given:
         error = UsageError(
-            "SRV020", f"{', '.join(given)} only apply to --http", hint="add --http [HOST:]PORT"
+            "SRV025", f"{', '.join(given)} only apply to --http", hint="add --http [HOST:]PORT"
         )
         print(error.render(), file=sys.stderr)
         return error.exit_code
@@ -451,7 +451,7 @@ def _serve_http(args: argparse.Namespace) -> int:
             raise UsageError("SRV023", f"{option}: no such file", Location(str(path)))
     workers = args.workers or 1
     if workers > 1 and not hasattr(os, "fork"):
-        raise UsageError("SRV020", "--workers needs a system with fork(); use one worker")
+        raise UsageError("SRV026", "--workers needs a system with fork(); use one worker")
     try:
         import uvicorn  # noqa: F401 - only to know whether the extra is installed
     except ImportError:

@@ -36,16 +36,16 @@ def test_check_url_fails_on_a_server_that_is_not_there() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "code", "message"),
     [
-        (["--url", "http://127.0.0.1:9/mcp", "--", "python", "server.py"], "not both"),
-        ([], "no server given"),
-        (["--url", "ftp://127.0.0.1/mcp"], "is not an http:// or https:// URL"),
+        (["--url", "http://127.0.0.1:9/mcp", "--", "python", "server.py"], "CLI003", "not both"),
+        ([], "CLI002", "no server given"),
+        (["--url", "ftp://127.0.0.1/mcp"], "CLI004", "is not an http:// or https:// URL"),
     ],
 )
-def test_check_needs_exactly_one_server(args: list[str], message: str) -> None:
+def test_check_needs_exactly_one_server(args: list[str], code: str, message: str) -> None:
     proc = run_cli("check", *args)
-    assert proc.returncode == 2 and "CLI002" in proc.stderr and message in proc.stderr
+    assert proc.returncode == 2 and code in proc.stderr and message in proc.stderr
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])

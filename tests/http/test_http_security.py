@@ -303,7 +303,7 @@ def test_no_auth_or_a_token_lets_a_non_loopback_address_through(
 
 def test_usage_errors(examples_skp: Path, tmp_path: Path) -> None:
     for args, code in [
-        (["--token-file", "t", examples_skp], "SRV020"),  # HTTP options need --http
+        (["--token-file", "t", examples_skp], "SRV025"),  # HTTP options need --http
         (["--http", "127.0.0.1:0", "--certfile", tmp_path / "c.pem", examples_skp], "SRV023"),
         (["--http", "127.0.0.1:0", "--token-file", tmp_path / "none", examples_skp], "SRV021"),
     ]:

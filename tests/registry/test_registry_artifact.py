@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from skillpack.errors import SkillpackError
 from skillpack.registry import RegistryError
 from skillpack.registry.artifact import (
     BUNDLE_ARTIFACT_TYPE,
@@ -83,9 +84,9 @@ def test_created_comes_from_source_date_epoch_only() -> None:
     assert created_annotation("1700000000") == "2023-11-14T22:13:20Z"
     assert created_annotation("") is None and created_annotation(None) is None
     for bad in ("soon", "-1", "1.5", "99999999999999999999"):
-        with pytest.raises(RegistryError) as info:
+        with pytest.raises(SkillpackError) as info:
             created_annotation(bad)
-        assert info.value.code == "REG052"
+        assert info.value.code == "BLD007"  # as build refuses it
 
 
 def test_signature_manifest_refers_to_the_bundle_manifest() -> None:
