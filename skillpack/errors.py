@@ -270,7 +270,10 @@ register(
          "unreadable."),
         ("CFG002", "the configuration file is not valid TOML",
          "The message gives the TOML parser's line and column."),
-        ("CFG003", "`[tool.skillpack]` in `pyproject.toml` is not a table", ""),
+        ("CFG003", "`[tool.skillpack]` in `pyproject.toml` is not a table",
+         "`[tool.skillpack]` must be a TOML table: a `[tool.skillpack]` header with the keys "
+         "below it, not a value such as `tool.skillpack = \"x\"`. "
+         "[configuration.md](configuration.md) shows the keys."),
         ("CFG004", "a configuration key is unknown or its value is invalid",
          "The message names the key; `schemas/config.schema.json` lists the accepted keys "
          "and values."),
@@ -338,25 +341,56 @@ register(
     [
         *_codes(
             F,
-            ("BND001", "the file is not a zip archive", ""),
-            ("BND002", "an entry name is absolute (`/etc/x`)", ""),
-            ("BND003", "an entry name has a `..` segment", ""),
-            ("BND004", "an entry name holds a backslash", ""),
-            ("BND005", "an entry name starts with a drive letter (`C:/x`)", ""),
+            ("BND001", "the file is not a zip archive",
+             "No zip end-of-central-directory record was found: the file is not a bundle, or it "
+             "was cut short (an interrupted download or copy). Fetch it again, or build it with "
+             "`skillpack build`."),
+            ("BND002", "an entry name is absolute (`/etc/x`)",
+             "An entry such as `/etc/x` would land outside the destination in a careless "
+             "unpacker; skillpack never writes one. The bundle was made by another tool or "
+             "altered: do not use it."),
+            ("BND003", "an entry name has a `..` segment",
+             "An entry such as `../x` could escape the destination directory (zip slip); "
+             "skillpack never writes one. The bundle was made by another tool or altered: do "
+             "not use it."),
+            ("BND004", "an entry name holds a backslash",
+             "A backslash is a separator on Windows, where `a\\..\\x` could escape the "
+             "destination; bundle paths use `/` only. The bundle was made by another tool or "
+             "altered: do not use it."),
+            ("BND005", "an entry name starts with a drive letter (`C:/x`)",
+             "An entry such as `C:/x` names another drive on Windows; skillpack never writes "
+             "one. The bundle was made by another tool or altered: do not use it."),
             ("BND006", "an entry is not a regular file made on Unix",
              "A symlink, directory, FIFO or device, or an entry without a Unix file type."),
-            ("BND007", "two entries have the same name", ""),
-            ("BND008", "two entry names are equal after NFC normalization and case folding", ""),
-            ("BND009", "an entry's size differs from the lock", ""),
+            ("BND007", "two entries have the same name",
+             "Two central-directory records name the same entry, so two readers could see "
+             "different bytes for one file; skillpack writes each file once. The bundle was "
+             "made by another tool or altered: do not use it."),
+            ("BND008", "two entry names are equal after NFC normalization and case folding",
+             "`A.md` and `a.md` (or a name composed and decomposed) would overwrite each other "
+             "on macOS and Windows; `skillpack build` refuses such trees (`BLD003`). The bundle "
+             "was made by another tool or altered."),
+            ("BND009", "an entry's size differs from the lock",
+             "The entry's size in the archive's directory is not the size the lock records: the "
+             "archive was altered after it was built (the message names the entry). Fetch it "
+             "again from its source, or rebuild it."),
             ("BND010", "an entry inflates to other than its declared size, or claims too much",
              "A compression-ratio bomb (over 1 MiB claiming more than 200:1), data inflating "
              "beyond or short of its declared size, or oversized metadata."),
-            ("BND011", "an entry is not listed in the lock", ""),
-            ("BND012", "a file the lock lists is missing from the archive", ""),
+            ("BND011", "an entry is not listed in the lock",
+             "Every entry besides `.skillpack/skillpack.lock` and `.skillpack/index.json` must "
+             "be a file the lock lists: a file was added to the archive after it was built. "
+             "Fetch it again from its source, or rebuild it."),
+            ("BND012", "a file the lock lists is missing from the archive",
+             "The lock lists a file the archive does not hold: the archive was altered or cut "
+             "short after it was built. Fetch it again from its source, or rebuild it."),
             ("BND013", "the lock inside the archive is invalid or was changed",
              "Not TOML, failing its schema or checks, without the fixed prologue, or not the "
              "lock the index was built from."),
-            ("BND014", "the bundle index is malformed or disagrees with the lock", ""),
+            ("BND014", "the bundle index is malformed or disagrees with the lock",
+             "`.skillpack/index.json` is not an index of the expected format, its sha256 is not "
+             "the lock's `index-digest`, or it describes another manifest than the lock. The "
+             "metadata was edited or damaged: rebuild the bundle with `skillpack build`."),
             ("BND015", "the archive is not a skillpack bundle",
              "No bundle-format archive comment, another format version, or the metadata "
              "entries are missing or not first; build bundles with `skillpack build`."),
@@ -398,7 +432,10 @@ register(
              "The path policy refuses it (`skillpack lint` names the rule)."),
             ("BLD003", "two file names differ only in case or Unicode normalization",
              "Rename one: they would overwrite each other on macOS and Windows."),
-            ("BLD005", "the bundle exceeds bundle format 1 (4 GiB, 65,533 files)", ""),
+            ("BLD005", "the bundle exceeds bundle format 1 (4 GiB, 65,532 files)",
+             "Bundle format 1 has no ZIP64: at most 65,534 zip entries (0xFFFF marks ZIP64), "
+             "the lock and the index among them, and an archive under 4 GiB. Split the skills "
+             "into several bundles, or leave large generated files out with `exclude`."),
             ("BLD006", "paths in the skill tree cannot be read",
              "Fix the permissions or exclude them; the details list the paths."),
             ("BLD010", "lint found errors: the bundle was not built",
@@ -406,7 +443,10 @@ register(
         ),
         *_codes(
             U,
-            ("BLD004", "unknown compression (use `deflate` or `stored`)", ""),
+            ("BLD004", "unknown compression (use `deflate` or `stored`)",
+             "Only the library's `build()` and bundle writer can meet it: on the command line "
+             "`--compression` is checked as a usage error (`USE000`) and `[build] compression` "
+             "by the configuration schema (`CFG004`)."),
             ("BLD007", "`SOURCE_DATE_EPOCH` is not a number of seconds",
              "`build` stamps the archive's entries with it, `push` the manifest's creation "
              "time: set it to a Unix time such as `$(git log -1 --format=%ct)`, or unset "
@@ -468,13 +508,25 @@ register(
             ("SIG002", "the signature file is not a usable Sigstore bundle",
              "Not JSON, not a Sigstore bundle, or a signature over raw bytes rather than a "
              "skillpack statement."),
-            ("SIG003", "the signing certificate does not chain to the trusted root", ""),
+            ("SIG003", "the signing certificate does not chain to the trusted root",
+             "The keyless signature's certificate was not issued by the Fulcio of the trusted "
+             "root in use. For a bundle signed on another sigstore instance, pass its "
+             "`--trust-config FILE` or `--staging`; `--online` refreshes the shipped root."),
             ("SIG004", "the signer does not match the policy",
              "The certificate's identity, issuer or GitHub workflow claims differ from the "
              "options; the details show both."),
-            ("SIG005", "the transparency log entry is invalid", ""),
-            ("SIG006", "the signature does not verify", ""),
-            ("SIG007", "the signed payload type is not in-toto", ""),
+            ("SIG005", "the transparency log entry is invalid",
+             "The signature's Rekor transparency log entry (its inclusion proof or signed entry "
+             "timestamp) does not verify against the trusted root: the signature file was "
+             "altered, or comes from another instance (`--trust-config`, `--staging`)."),
+            ("SIG006", "the signature does not verify",
+             "The signature over the statement does not verify (a key-mode envelope must hold "
+             "exactly one): the signature file was altered, or belongs to other content. For a "
+             "keyless signature the details quote sigstore's reason."),
+            ("SIG007", "the signed payload type is not in-toto",
+             "The DSSE envelope's payload type is not in-toto's "
+             "(`application/vnd.in-toto+json`): the signature was not made by `skillpack sign`. "
+             "Sign the bundle with it."),
             ("SIG008", "the signed statement is malformed",
              "Not JSON, not an in-toto Statement v1 with one subject, or a predicate that "
              "does not match its schema."),
@@ -482,9 +534,20 @@ register(
              "The signature is not a skillpack bundle signature."),
             ("SIG010", "the signed subject digest is not the archive's sha256",
              "The archive is not the one that was signed."),
-            ("SIG011", "the lock inside the archive is not the signed lock", ""),
-            ("SIG012", "the archive's files are not the signed files", ""),
-            ("SIG013", "the key-mode signature does not verify with the given public key", ""),
+            ("SIG011", "the lock inside the archive is not the signed lock",
+             "The signed statement records the sha256 of the lock the signer saw, and the "
+             "bundle's `.skillpack/skillpack.lock` is another (the details show both). The "
+             "statement was made for another build: do not use the bundle, or sign the one you "
+             "have."),
+            ("SIG012", "the archive's files are not the signed files",
+             "The files the signed statement lists (URI, sha256, size) are not the files of the "
+             "bundle: some are unsigned, missing or different (the details list them). The "
+             "statement was made for another build: do not use the bundle, or sign the one you "
+             "have."),
+            ("SIG013", "the key-mode signature does not verify with the given public key",
+             "`--key` names another public key than the one that signed the bundle (the "
+             "signature's key hint differs), or the signature does not verify with it. Verify "
+             "with the signer's `skillpack.pub`."),
             ("SIG014", "the kind of signature does not match the options",
              "`--key` checks a key-mode signature; `--cert-identity` and `--repository` a "
              "keyless one."),
@@ -494,7 +557,9 @@ register(
         ),
         *_codes(
             U,
-            ("SIG015", "the archive cannot be read for verification", ""),
+            ("SIG015", "the archive cannot be read for verification",
+             "Verification hashes the whole archive; the file exists but cannot be read "
+             "(permissions, a directory, an I/O error). The message gives the system's reason."),
             ("SIG020", "the signing or verification options are incomplete or conflict",
              "The message says which options go together."),
             ("SIG021", "the trusted root or trust configuration cannot be loaded",
@@ -502,8 +567,14 @@ register(
             ("SIG030", "no identity token for keyless signing",
              "Pass `--identity-token`, run in CI with an OIDC credential, run in a terminal "
              "for the browser flow, or sign with `--key`."),
-            ("SIG031", "the identity token was rejected", ""),
-            ("SIG032", "the signing service failed", ""),
+            ("SIG031", "the identity token was rejected",
+             "The OIDC identity token (from `--identity-token`, `SIGSTORE_IDENTITY_TOKEN`, the "
+             "CI or the browser flow) is expired, malformed or not accepted by sigstore; the "
+             "message quotes why. Get a fresh token and sign again."),
+            ("SIG032", "the signing service failed",
+             "Fulcio (the signing certificate) or Rekor (the transparency log) refused or "
+             "failed the request; the message quotes sigstore. Retry later; with `--staging` or "
+             "`--trust-config`, check that instance is up."),
             ("SIG033", "refusing to overwrite an existing key file",
              "Move it away first, or pass `--out-dir DIR`."),
             ("SIG034", "the key file cannot be used",
@@ -533,7 +604,10 @@ register(
              "Serve them under different `--prefix` values, or drop one."),
             ("SRV007", "a file is listed twice with different sizes or digests",
              "Rebuild the bundle."),
-            ("SRV008", "only `skill://` URIs can be mounted under a prefix", ""),
+            ("SRV008", "only `skill://` URIs can be mounted under a prefix",
+             "Every URI skillpack writes is `skill://...`; a served source listing another was "
+             "made by hand or altered. Rebuild the bundle with `skillpack build`, or serve it "
+             "without `--prefix`."),
             ("SRV009", "the number of `--prefix` values matches neither one nor the sources",
              "Give `--prefix` once (for every source) or once per source."),
             ("SRV010", "`--require-signature` with a directory source",
@@ -587,24 +661,66 @@ register(
             F,
             ("CLI001", "the server could not be started, died, or did not answer in time",
              "The details show the end of the server's stderr."),
-            ("CLI101", "a skill entry's URI is not a skill URI ending in `/SKILL.md`", ""),
-            ("CLI102", "a skill entry's frontmatter is missing, or lacks name or description", ""),
-            ("CLI103", "a skill's name differs from the last segment of its skill path", ""),
+            ("CLI101", "a skill entry's URI is not a skill URI ending in `/SKILL.md`",
+             "An entry of `skills/list` (or `skills/get`) must have a `uri` of the form "
+             "`skill://PATH/SKILL.md` with a non-empty skill path. The server does not follow "
+             "the Skills extension; `vendor` writes nothing."),
+            ("CLI102", "a skill entry's frontmatter is missing, or lacks name or description",
+             "An entry carries its skill's frontmatter as an object with a string `name` and "
+             "`description`; this one does not. The server (or the bundle it serves) is at "
+             "fault; `vendor` writes nothing."),
+            ("CLI103", "a skill's name differs from the last segment of its skill path",
+             "Agent Skills requires `name` to be the skill's directory name, the last segment "
+             "of its skill path; a host must not load the skill. Fix its `name` (`skillpack "
+             "lint` reports it as `SP103`); `vendor` writes nothing."),
             ("CLI104", "a skill's resources are \"dynamic\": no digests to verify",
              "Pass `--allow-dynamic` to accept generated skills."),
-            ("CLI105", "a skill entry's resources are malformed", ""),
-            ("CLI106", "a listed file's digest or size is malformed", ""),
+            ("CLI105", "a skill entry's resources are malformed",
+             "`resources` must be an array of `{uri, digest, size}` objects or the string "
+             "`\"dynamic\"`; any other entry cannot be verified and hosts must not load it. "
+             "`vendor` writes nothing."),
+            ("CLI106", "a listed file's digest or size is malformed",
+             "A listed file's `digest` must be `sha256:` and 64 lowercase hexadecimal digits, "
+             "and its `size` an integer of 0 or more. The listing is malformed; `vendor` writes "
+             "nothing."),
             ("CLI107", "a listed file lies outside its skill, is listed twice or is malformed",
-             ""),
-            ("CLI108", "a skill's manifest does not list `SKILL.md` itself", ""),
-            ("CLI109", "`resources/read` returned no usable content", ""),
-            ("CLI110", "the served `SKILL.md` has frontmatter the strict reader refuses", ""),
-            ("CLI111", "the served frontmatter differs from the listed entry", ""),
-            ("CLI112", "a read names a file the held manifest does not list", ""),
-            ("CLI113", "a file's bytes differ from the listed size or digest", ""),
-            ("CLI114", "a listed path is unsafe to write", ""),
-            ("CLI115", "two entries list the same file with different digests", ""),
-            ("CLI116", "a dynamic skill exceeds 16 MiB", ""),
+             "Each listed file must lie below its skill's root (no empty, `.` or `..` segment, "
+             "percent-encoded UTF-8) and be listed once; otherwise a client could be made to "
+             "write outside the skill. `vendor` writes nothing."),
+            ("CLI108", "a skill's manifest does not list `SKILL.md` itself",
+             "A skill's `resources` must list its own `SKILL.md`, with a digest, so that the "
+             "instructions themselves are verified. `vendor` writes nothing."),
+            ("CLI109", "`resources/read` returned no usable content",
+             "`resources/read` of a listed file returned no content for that URI, or content "
+             "with neither `text` nor a valid base64 `blob`. `vendor` writes nothing; the "
+             "server's log may say why."),
+            ("CLI110", "the served `SKILL.md` has frontmatter the strict reader refuses",
+             "The served `SKILL.md` fails skillpack's strict frontmatter reader; the message "
+             "gives the line and the `SP` code (`skillpack rule CODE` explains it). `vendor` "
+             "writes nothing."),
+            ("CLI111", "the served frontmatter differs from the listed entry",
+             "The frontmatter of the served `SKILL.md` is not the one the listing announced "
+             "(the message names the keys that differ): the file changed after the listing, or "
+             "the server is inconsistent. Nothing is written; run `vendor` again."),
+            ("CLI112", "a read names a file the held manifest does not list",
+             "The verifying client reads only the files listed in the manifest it holds for a "
+             "skill; a read of any other URI is refused before a request is sent. A program "
+             "using `skillpack.client` asked for a file the listing does not name."),
+            ("CLI113", "a file's bytes differ from the listed size or digest",
+             "The bytes `resources/read` returned do not have the listed size or sha256: the "
+             "file changed after the listing, or the server (or something between) alters it. "
+             "`vendor` writes nothing."),
+            ("CLI114", "a listed path is unsafe to write",
+             "A listed path has an empty, `.` or `..` segment, a backslash or NUL, or starts "
+             "like a drive (`C:`); writing it could leave the `--into` directory. `vendor` "
+             "writes nothing."),
+            ("CLI115", "two entries list the same file with different digests",
+             "Nested skills share files, and two entries list the same file URI with different "
+             "digests: they cannot both be right. `vendor` writes nothing."),
+            ("CLI116", "a dynamic skill exceeds 16 MiB",
+             "A skill whose `resources` is `\"dynamic\"` (accepted with `--allow-dynamic`) has "
+             "no digests; its files are read one by one and may total at most 16 MiB. `vendor` "
+             "writes nothing."),
         ),
         *_codes(
             U,
@@ -618,7 +734,9 @@ register(
              "`http://127.0.0.1:8080/mcp`."),
             ("CLI120", "the `--into` directory exists and is not empty",
              "Choose a new directory or pass `--force` to replace it."),
-            ("CLI121", "no listed skill matches `--skill`", ""),
+            ("CLI121", "no listed skill matches `--skill`",
+             "`--skill` takes a skill's name, skill path or `SKILL.md` URI; `skillpack vendor` "
+             "without `--into` lists what the server offers. Nothing was written."),
             ("CLI122", "the server does not declare the skills extension",
              "`io.modelcontextprotocol/skills` must be among the server's extensions."),
         ),

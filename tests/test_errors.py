@@ -107,6 +107,17 @@ def test_every_code_has_a_family_a_summary_and_an_error_exit() -> None:
         assert entry.exit_code in (EXIT_FINDINGS, EXIT_USAGE), entry.code
 
 
+def test_every_code_says_when_it_happens_and_what_to_do() -> None:
+    """docs/errors.md has more than a summary for every code: a doc of one to a few
+    sentences (when it happens, what to do), package tables (REG, INS) included."""
+    assert {"REG001", "BND001", "SIG003", "CLI101"} <= CODES.keys()  # the tables are loaded
+    empty = sorted(code for code, entry in CODES.items() if not entry.doc.strip())
+    assert not empty, f"codes without a doc: {empty}"
+    for entry in CODES.values():
+        assert entry.doc.rstrip().endswith((".", ")")), entry.code
+        assert entry.doc.strip() != entry.summary.strip(), entry.code
+
+
 def test_an_unregistered_code_is_refused_where_it_is_made() -> None:
     with pytest.raises(ValueError, match="'XYZ999' cannot be raised: it is not registered"):
         SkillpackError("XYZ999", "no such code")
