@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 import pytest
 import typer
 
-from skillpack.cli.table import COMMANDS
+from skillpack.cli.table import BY_NAME, COMMANDS
 from tests.conftest import EXAMPLES, REPO, cli_env, run_cli, write_skill
 
 SERVERS = REPO / "tests" / "servers"
@@ -274,6 +274,15 @@ def test_one_help_style(tmp_path: Path) -> None:
             assert default == " ", name
         if name in ("serve", "lint", "build", "pull"):
             assert "Exit status: " in words, name
+
+
+def test_the_table_lists_each_commands_own_first_help_line() -> None:
+    """``skillpack --help`` shows each command's summary from the table without importing
+    the command: it is the first paragraph of the command's own help, word for word."""
+    for name, text in _helps().items():
+        first = text.split("\n\n")[1]
+        assert " ".join(first.split()) == BY_NAME[name].summary, name
+    assert "HTTP" in BY_NAME["serve"].summary and "oci://" in BY_NAME["serve"].summary
 
 
 def test_an_option_reads_the_same_in_every_command(tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ entry itself, in the thread that writes it, one after another. So the zip struct
 are framed here field by field (:mod:`skillpack.bundle.zipformat`). They are the bytes
 ``zipfile`` writes for the same entries: ``ZipFile.writestr`` given each entry's name,
 bytes, mode, method and timestamp (``compresslevel=6``) was measured to reproduce the
-1,000-skill benchmark bundle exactly on Python 3.7 to 3.13, and
-``tests/test_bundle_writer.py`` keeps the two identical on the single-process path. Only
-zlib's deflate output is taken from the platform (``--compression stored`` avoids even
-that).
+1,000-skill benchmark bundle exactly on the Pythons skillpack supports (3.11 to 3.13),
+and ``tests/test_bundle_writer.py`` keeps the two identical on the single-process path.
+Only zlib's deflate output is taken from the platform (``--compression stored`` avoids
+even that).
 
 Rules: metadata entries first (``.skillpack/skillpack.lock``, ``.skillpack/index.json``),
 then every file once under its decoded URI path, sorted by name bytes; one fixed

@@ -65,7 +65,7 @@ def build_command(
     *,
     signing: SigningOptions,
 ) -> int:
-    """Lint, lock and write a reproducible bundle archive (.skp); with --sign, sign it."""
+    """Lint, lock and write a reproducible bundle (.skp); sign it with --sign."""
     from skillpack.signing.errors import unusable
 
     if signing.requested and not sign:

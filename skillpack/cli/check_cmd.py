@@ -40,8 +40,11 @@ def check(
     timeout: ResponseTimeoutOpt = DEFAULT_TIMEOUT,
     url: UrlOpt = None,
 ) -> int:
-    """Run the Skills-extension conformance scenarios against a stdio MCP server (-- CMD)
-    or a Streamable HTTP one (--url URL)."""
+    """Run the Skills-extension conformance scenarios against an MCP server.
+
+    The server: a stdio command after -- (-- CMD), or a Streamable HTTP endpoint (--url
+    URL).
+    """
     from skillpack.conformance import SCENARIOS, exit_code, render_json, render_table, run_check
 
     names = [n for n, _ in SCENARIOS]

@@ -22,8 +22,9 @@ def diff_command(
     chosen: FormatOpt = "text",
     json_flag: JsonFlag = False,
 ) -> int:
-    """Per skill: files added, removed and changed, and frontmatter changes.
+    """Compare two bundles, locks or trees, skill by skill.
 
+    Per skill: files added, removed and changed, and frontmatter changes.
     Exit 0 when A and B are the same, 1 when they differ, 2 on any error (like diff(1)).
     """
     from skillpack.bundle.diff import load_manifest

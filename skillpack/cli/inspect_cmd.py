@@ -32,8 +32,9 @@ def inspect_command(
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     offline: OfflineOpt = False,
 ) -> None:
-    """List a bundle's skills and files with sizes, digests and totals (verified first).
+    """List a bundle's skills and files with sizes and digests (verified first).
 
+    Totals follow the list.
     An oci:// BUNDLE is fetched into the cache first (manifest and archive digests
     checked; registry options as for pull)."""
     from skillpack.bundle.inspect import describe_bundle

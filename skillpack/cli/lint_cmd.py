@@ -68,7 +68,11 @@ def lint_command(
     ] = False,
     config: ConfigOpt = None,
 ) -> int:
-    """Check skills: frontmatter, Agent Skills fields, skill paths and limits, files, body."""
+    """Check skills against the rule catalog (text, JSON, SARIF, GitHub).
+
+    The rules cover the frontmatter, the Agent Skills fields, skill paths and limits,
+    the files and the body.
+    """
     from skillpack.build.pipeline import lint_tree
     from skillpack.lint import LintOptions
     from skillpack.lint.reporters import (

@@ -31,7 +31,10 @@ def lock_command(
     ] = False,
     config: ConfigOpt = None,
 ) -> None:
-    """Write skillpack.lock: every skill's frontmatter and files with sizes and digests."""
+    """Write skillpack.lock, or check that it describes the tree (--check).
+
+    The lock records every skill's frontmatter and files with sizes and digests.
+    """
     from skillpack.build.pipeline import lock_tree
     from skillpack.cli.output import plural
     from skillpack.errors import display_path

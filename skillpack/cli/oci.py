@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from skillpack._internal.registry_flags import DEFAULT_TIMEOUT
+from skillpack._internal.words import plural
 from skillpack.errors import SkillpackError, display_path
 
 if TYPE_CHECKING:
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
     from skillpack.signing.verify import VerifiedBundle
 
 SCHEME = "oci://"
-DEFAULT_TIMEOUT = 30.0
 
 
 def is_reference(text: str | os.PathLike[str]) -> bool:
@@ -55,8 +56,6 @@ class RegistryFlags:
         from skillpack.registry.errors import registry_error
         from skillpack.registry.options import ClientOptions
 
-        if not self.timeout > 0:
-            raise registry_error("REG025", f"--timeout {self.timeout}: must be positive")
         credentials = None
         if self.username is not None or self.password_stdin:
             if self.username is None or not self.password_stdin:
@@ -120,7 +119,7 @@ class Pulled:
             return self.verified.summary()
         return (
             f"OK {self.reference}: {self.name} {self.version}, "
-            f"{_plural(self.skills, 'skill')}, {_plural(self.files, 'file')} verified"
+            f"{plural(self.skills, 'skill')}, {plural(self.files, 'file')} verified"
         )
 
 
@@ -332,7 +331,3 @@ def push_file(
         bundle, target, name=name, version=version, signature_path=signature, options=options
     )
     return Pushed(result, name, version, signature)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"

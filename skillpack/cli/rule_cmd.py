@@ -22,7 +22,7 @@ def rule_command(
     all_rules: Annotated[bool, typer.Option("--all", help="List every rule.")] = False,
     output_format: FormatOpt = "text",
 ) -> int:
-    """Explain a lint rule: why it exists, an example, and how to fix it."""
+    """Explain a lint rule (why, an example, how to fix it), or list them all."""
     from skillpack.errors import UsageError
     from skillpack.lint.catalog import RULES, rule_for
     from skillpack.lint.docs import rule_json, rule_text, rules_table

@@ -22,7 +22,7 @@ def sign(
     *,
     signing: SigningOptions,
 ) -> None:
-    """Sign a bundle: keylessly with sigstore (default) or with a local key (--key).
+    """Sign a bundle: keylessly with sigstore, or with a local key (--key).
 
     Writes BUNDLE.sigstore.json, a Sigstore bundle v0.3 holding a DSSE envelope over an
     in-toto statement about the archive, its lock and every file.

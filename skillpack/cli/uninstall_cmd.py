@@ -32,9 +32,10 @@ def uninstall_command(
     ] = False,
     config: ConfigOpt = None,
 ) -> None:
-    """Remove installed skills: only the files skillpack installed, while they still
-    have the installed digests, and the directories it created once empty.
+    """Remove installed skills, keeping anything modified or not installed.
 
+    Only the files skillpack installed go, while they still have the installed digests,
+    and the directories it created once empty.
     A locally modified file is kept and named (exit 1) unless --force; a file skillpack
     did not install is never removed. With -a, only those agents' directories go. The
     skill's entry leaves skillpack-install.lock with its last directory.

@@ -22,7 +22,7 @@ def unpack_command(
         bool, typer.Option("--force", help="Write into a directory that is not empty.")
     ] = False,
 ) -> None:
-    """Verify a bundle, then write its skills (and its lock) into DIR."""
+    """Verify a bundle, then write its skills (and its lock) into a directory."""
     from skillpack.bundle.unpack import unpack_bundle
     from skillpack.cli.output import plural
     from skillpack.errors import display_path

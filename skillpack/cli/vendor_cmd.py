@@ -46,8 +46,10 @@ def vendor_command(
     timeout: ResponseTimeoutOpt = DEFAULT_TIMEOUT,
     url: UrlOpt = None,
 ) -> int:
-    """List, or verify and vendor into a tree, the skills an MCP server publishes (stdio:
-    -- CMD; Streamable HTTP: --url URL).
+    """Verify an MCP server's skills and write them into a tree, or list them.
+
+    The server: a stdio command after -- (-- CMD), or a Streamable HTTP endpoint (--url
+    URL).
 
     Without --into, list the skills; with it, verify every file against the listed
     digests and write the skills into DIR, ready to lock and build.

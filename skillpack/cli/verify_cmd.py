@@ -39,8 +39,9 @@ def verify(
     *,
     policy: SignaturePolicy,
 ) -> None:
-    """Check every file of a bundle against its lock; with signature options, who signed it.
+    """Check every file of a bundle against its lock, and who signed it.
 
+    Who signed it is checked when signature options are given.
     Keyless signatures are checked offline against the trusted root shipped with
     sigstore (or --trust-config FILE; --online refreshes it through TUF), then the
     statement: payload and predicate type, archive sha256, lock digest, every file.

@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     from skillpack.signing.verify import VerifiedBundle
 
 DESCRIPTION = """\
-Serve Agent Skills over MCP on stdin/stdout, or over Streamable HTTP with --http (the
-Skills extension, SEP-2640; MCP 2026-07-28 and the legacy 2024-11-05..2025-11-25
-handshake on the same server).
+Serve skills over MCP (stdio or HTTP) from bundles, oci:// or directories.
+
+The Skills extension (SEP-2640) on stdin/stdout, or over Streamable HTTP with --http;
+MCP 2026-07-28 and the legacy 2024-11-05..2025-11-25 handshake on the same server.
 
 SOURCE is a .skp bundle, an oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST) reference
 (pulled into the cache, then served from it; by digest and cached: no network), or a
