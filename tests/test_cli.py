@@ -101,9 +101,10 @@ def test_a_lint_run_imports_lint_only(tmp_path: Path, project: Path) -> None:
     assert not {"pydantic", "rich", "sigstore"} & {m.split(".")[0] for m in modules}
     # start-up: what a lint does not use stays unimported, the lock renderer and the
     # archive writer (with its thread pool), pathspec for the default excludes, pickle
-    # without a worker, tomllib without a configuration file, the report writer without -o
+    # without a worker, tomllib without a configuration file, the report writer without
+    # -o, serve's argparse parser
     unused = {"skillpack.lockfile.lock", "skillpack.bundle.writer", "concurrent.futures"}
-    unused |= {"pathspec", "pickle", "tomllib", "skillpack._internal.fsutil"}
+    unused |= {"pathspec", "pickle", "tomllib", "skillpack._internal.fsutil", "argparse"}
     assert not unused & modules
 
 

@@ -13,113 +13,21 @@ its parser still speaks like the rest of ``skillpack``:
   ``\b`` kept as written, as click keeps it), ``Arguments`` and ``Options`` sections,
   sentence-case help, defaults as ``[default: 30.0]``.
 
-Options several commands share, typer commands and ``serve`` alike, are declared once,
-as :class:`Option` rows in a table (the signature options, the registry options), read
-here by argparse (:func:`add_option_arguments`) and by typer
-(:func:`skillpack.cli.options.typer_option`).
+The options several commands share, ``serve`` among them, are rows of
+:mod:`skillpack._internal.options` tables.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import shutil
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
+from skillpack._internal.options import sentence
 from skillpack.errors import UsageError
 
 HELP = "Show this message and exit."
-
-T = TypeVar("T")
-
-
-# --- options declared once ---------------------------------------------------------------
-@dataclass(frozen=True)
-class Option:
-    """An option several commands take, declared once for typer and argparse."""
-
-    field: str  #: the parameter's (and the namespace's) name
-    flags: tuple[str, ...]
-    help: str
-    kind: type = str  #: str, Path, int, float or bool (a flag)
-    metavar: str | None = None
-    envvar: str | None = None  #: the value's default comes from this variable
-    default: Any = None
-    #: raises ValueError (its message is the usage error's) for a value out of range
-    check: Callable[[Any], None] | None = None
-
-
-def add_option_arguments(
-    parser: argparse.ArgumentParser | Any, options: Sequence[Option], skip: Sequence[str] = ()
-) -> None:
-    """Add ``options`` (but not the fields in ``skip``) to an argparse parser (or argument
-    group); an option with an ``envvar`` defaults to that variable, as in typer."""
-    import os
-
-    for option in options:
-        if option.field in skip:
-            continue
-        if option.kind is bool:
-            parser.add_argument(*option.flags, dest=option.field, action="store_true",
-                                help=option.help)  # fmt: skip
-            continue
-        convert = converter(option.kind, option.check)
-        default = os.environ.get(option.envvar) if option.envvar else None
-        parser.add_argument(*option.flags, dest=option.field, type=convert,
-                            metavar=option.metavar, help=option.help,
-                            default=convert(default) if default else option.default)  # fmt: skip
-
-
-# --- values ------------------------------------------------------------------------------
-def converter(
-    kind: Callable[[str], T], check: Callable[[T], None] | None = None
-) -> Callable[[str], T]:
-    """An argparse ``type``: ``kind`` of the text, refused as the typer commands refuse it
-    (``invalid int value: 'x'``), then ``check``ed (its ValueError's message)."""
-
-    def convert(text: str) -> T:
-        try:
-            value = kind(text)
-        except ValueError:
-            name = getattr(kind, "__name__", "")
-            raise argparse.ArgumentTypeError(f"invalid {name} value: {text!r}") from None
-        if check is not None:
-            try:
-                check(value)
-            except ValueError as exc:
-                raise argparse.ArgumentTypeError(str(exc)) from None
-        return value
-
-    return convert
-
-
-def at_least(minimum: int) -> Callable[[int], None]:
-    """A check: ``minimum`` or more."""
-
-    def check(value: int) -> None:
-        if value < minimum:
-            raise ValueError(f"must be {minimum} or more")
-
-    return check
-
-
-def positive_seconds(value: float) -> None:
-    """A check: a positive, finite number of seconds."""
-    if not 0 < value < math.inf:
-        raise ValueError("must be a positive number of seconds")
-
-
-def sentence(text: str) -> str:
-    """Help text as every command writes it: a capital first letter, a final period."""
-    text = text.strip()
-    if not text:
-        return text
-    first = text.split(" ", 1)[0]
-    if first.isalpha() and first.islower():  # not an identifier such as ttlMs
-        text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?", ")", ":")) else text + "."
 
 
 def _usage_name(action: argparse.Action) -> str:

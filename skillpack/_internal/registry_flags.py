@@ -9,7 +9,7 @@ serving a file imports nothing of the registry (nor typer, nor an HTTP library).
 
 from __future__ import annotations
 
-from skillpack._internal.cliparse import Option, positive_seconds
+from skillpack._internal.options import Option, positive_seconds
 
 DEFAULT_TIMEOUT = 30.0
 

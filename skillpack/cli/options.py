@@ -8,7 +8,7 @@
 * ``--url``, ``--timeout`` and ``--era`` of the MCP clients, check and vendor;
 * the signature options of verify, sign and build: :mod:`skillpack.cli.signing_options`;
   the registry options: :mod:`skillpack.cli.registry_options`. Both are tables of
-  :class:`~skillpack._internal.cliparse.Option` rows that serve's parser reads too;
+  :class:`~skillpack._internal.options.Option` rows that serve's parser reads too;
   :func:`typer_option` declares a row for typer.
 """
 
@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from skillpack._internal.cliparse import Option, positive_seconds, sentence
+from skillpack._internal.options import Option, positive_seconds, sentence
 
 
 def typer_option(option: Option, **settings: Any) -> Any:

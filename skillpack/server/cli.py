@@ -18,13 +18,12 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from skillpack._internal.cliparse import (
-    Parser,
+from skillpack._internal.cliparse import Parser, show_default
+from skillpack._internal.options import (
     add_option_arguments,
     at_least,
     converter,
     positive_seconds,
-    show_default,
 )
 from skillpack._internal.registry_flags import CREDENTIALS_ON_STDIN, REGISTRY_OPTIONS
 from skillpack._internal.version import __version__

@@ -2,7 +2,7 @@
 
 ``skillpack verify``, ``skillpack serve --require-signature``, ``skillpack sign`` and
 ``skillpack build --sign`` all read the same :data:`POLICY_OPTIONS` /
-:data:`SIGNING_OPTIONS` tables of :class:`~skillpack._internal.cliparse.Option` rows:
+:data:`SIGNING_OPTIONS` tables of :class:`~skillpack._internal.options.Option` rows:
 the typer commands through :mod:`skillpack.cli.signing_options`, ``serve`` (argparse:
 the serve path stays free of typer) through :func:`add_require_signature_arguments` and
 :func:`required_policy`.
@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from skillpack._internal.cliparse import Option, add_option_arguments
+from skillpack._internal.options import Option, add_option_arguments
 from skillpack.signing.policy import SignaturePolicy
 
 __all__ = [
