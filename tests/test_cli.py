@@ -92,6 +92,17 @@ def test_only_the_invoked_command_is_imported(tmp_path: Path, row: object) -> No
     assert proc.stdout.startswith(f"Usage: skillpack {row.name} [OPTIONS]")
     assert command_modules(modules) == {row.module}
     assert "pydantic" not in modules  # typer's coercion of plain parameters is not used
+    # --help imports no stage's work: options come from cli/ and the option tables
+    working = {m for m in modules if m.startswith("skillpack.") and m.count(".") >= 1}
+    working -= {m for m in working if m.startswith(("skillpack.cli", "skillpack._internal"))}
+    working -= {"skillpack.errors", "skillpack.__main__"}
+    working -= {m for m in working if m.startswith("skillpack.signing.")} - {
+        "skillpack.signing.sign",
+        "skillpack.signing.verify",
+    }  # the signature options' table and policy
+    working.discard("skillpack.signing")
+    assert not working, (row.name, sorted(working))
+    assert not {"requests", "sigstore", "argparse"} & {m.split(".")[0] for m in modules}
 
 
 def test_a_lint_run_imports_lint_only(tmp_path: Path, project: Path) -> None:
@@ -284,6 +295,13 @@ def test_the_table_lists_each_commands_own_first_help_line() -> None:
         first = text.split("\n\n")[1]
         assert " ".join(first.split()) == BY_NAME[name].summary, name
     assert "HTTP" in BY_NAME["serve"].summary and "oci://" in BY_NAME["serve"].summary
+
+
+def test_the_clients_timeout_default_is_the_clients() -> None:
+    from skillpack.cli.options import RESPONSE_TIMEOUT
+    from skillpack.client.transport import DEFAULT_TIMEOUT
+
+    assert RESPONSE_TIMEOUT == DEFAULT_TIMEOUT
 
 
 def test_an_option_reads_the_same_in_every_command(tmp_path: Path) -> None:

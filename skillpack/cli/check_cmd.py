@@ -10,6 +10,7 @@ import typer
 
 from skillpack.cli.base import CommandApp
 from skillpack.cli.options import (
+    RESPONSE_TIMEOUT,
     CheckEraOpt,
     FormatOpt,
     JsonFlag,
@@ -17,7 +18,6 @@ from skillpack.cli.options import (
     UrlOpt,
     output_format,
 )
-from skillpack.client.transport import DEFAULT_TIMEOUT
 from skillpack.errors import UsageError
 
 app = CommandApp()
@@ -37,7 +37,7 @@ def check(
     ] = None,
     chosen: FormatOpt = "text",
     json_flag: JsonFlag = False,
-    timeout: ResponseTimeoutOpt = DEFAULT_TIMEOUT,
+    timeout: ResponseTimeoutOpt = RESPONSE_TIMEOUT,
     url: UrlOpt = None,
 ) -> int:
     """Run the Skills-extension conformance scenarios against an MCP server.

@@ -98,6 +98,9 @@ UrlOpt = Annotated[
         help="A Streamable HTTP endpoint (token from SKILLPACK_HTTP_TOKEN).",
     ),
 ]
+#: the clients' default wait for a response (``skillpack.client.transport.DEFAULT_TIMEOUT``;
+#: not imported from there: the client package costs ``check --help`` 40 ms)
+RESPONSE_TIMEOUT = 30.0
 ResponseTimeoutOpt = Annotated[
     float,
     typer_option(

@@ -11,8 +11,7 @@ from typing import Annotated
 import typer
 
 from skillpack.cli.base import CommandApp
-from skillpack.cli.options import ResponseTimeoutOpt, UrlOpt, VendorEraOpt
-from skillpack.client.transport import DEFAULT_TIMEOUT
+from skillpack.cli.options import RESPONSE_TIMEOUT, ResponseTimeoutOpt, UrlOpt, VendorEraOpt
 from skillpack.errors import UsageError
 
 app = CommandApp()
@@ -43,7 +42,7 @@ def vendor_command(
         bool, typer.Option("--force", help="Replace a non-empty --into directory.")
     ] = False,
     era: VendorEraOpt = "auto",
-    timeout: ResponseTimeoutOpt = DEFAULT_TIMEOUT,
+    timeout: ResponseTimeoutOpt = RESPONSE_TIMEOUT,
     url: UrlOpt = None,
 ) -> int:
     """Verify an MCP server's skills and write them into a tree, or list them.

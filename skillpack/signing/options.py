@@ -10,12 +10,14 @@ the serve path stays free of typer) through :func:`add_require_signature_argumen
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillpack._internal.options import Option, add_option_arguments
 from skillpack.signing.policy import SignaturePolicy
+
+if TYPE_CHECKING:  # the typer commands read the tables without argparse
+    import argparse
 
 __all__ = [
     "POLICY_OPTIONS",
