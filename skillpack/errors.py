@@ -551,7 +551,12 @@ register(
         *_codes(
             F,
             ("CLI001", "the server could not be started, died, or did not answer in time",
-             "The details show the end of the server's stderr."),
+             "The details show what the server wrote on stdout that is not JSON-RPC, and "
+             "the end of its stderr."),
+            ("CLI003", "the server answered a request with a JSON-RPC error, or with a reply "
+             "that is not JSON-RPC",
+             "The message names the method and the server's error code and message; nothing "
+             "was written."),
             ("CLI101", "a skill entry's URI is not a skill URI ending in `/SKILL.md`", ""),
             ("CLI102", "a skill entry's frontmatter is missing, or lacks name or description", ""),
             ("CLI103", "a skill's name differs from the last segment of its skill path", ""),
