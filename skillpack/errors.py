@@ -366,7 +366,8 @@ register(
              "Run the build again once the files stop changing."),
             ("BLD002", "a file's path cannot be put in a bundle",
              "The path policy refuses it (`skillpack lint` names the rule)."),
-            ("BLD003", "two file names differ only in case or Unicode normalization",
+            ("BLD003", "two file names differ only in case or Unicode normalization, or "
+             "one needs a directory where the other is a file",
              "Rename one: they would overwrite each other on macOS and Windows."),
             ("BLD005", "the bundle exceeds bundle format 1 (4 GiB, 65,533 files)", ""),
             ("BLD006", "paths in the skill tree cannot be read",
@@ -572,9 +573,17 @@ register(
             ("CLI111", "the served frontmatter differs from the listed entry", ""),
             ("CLI112", "a read names a file the held manifest does not list", ""),
             ("CLI113", "a file's bytes differ from the listed size or digest", ""),
-            ("CLI114", "a listed path is unsafe to write", ""),
+            ("CLI114", "a listed path is unsafe to write, or one skillpack never publishes",
+             "`..`, empty or `.` segments, a segment starting with a dot (`.git/`, "
+             "`.github/`), backslashes and control characters: the path policy of the "
+             "bundle writer and reader. Nothing was written."),
             ("CLI115", "two entries list the same file with different digests", ""),
             ("CLI116", "a dynamic skill exceeds 16 MiB", ""),
+            ("CLI117", "two listed paths are one file on macOS or Windows, or one needs a "
+             "directory where another is a file",
+             "`README.md` and `readme.md`, NFC and NFD forms of `café.md`, `docs` and "
+             "`docs/a.md`, or two URIs that decode to the same path: skillpack never "
+             "publishes such a tree, and `vendor` refuses it before writing anything."),
         ),
         *_codes(
             U,

@@ -47,11 +47,12 @@ def entry(skill_path: str, files: dict[str, str]) -> dict:
         digest = "sha256:" + hashlib.sha256(data).hexdigest()
         resources.append({"uri": uri(skill_path, rel), "digest": digest, "size": len(data)})
     name = skill_path.rsplit("/", 1)[-1]
-    return {
-        "uri": uri(skill_path, "SKILL.md"),
-        "frontmatter": {"name": name, "description": f"The {name} skill."},
-        "resources": resources,
-    }
+    frontmatter = {"name": name, "description": f"The {name} skill."}
+    head = files.get("SKILL.md", "").split("---\n")
+    if len(head) > 2:  # a frontmatter of plain "key: value" lines: list it as it is
+        pairs = (line.split(": ", 1) for line in head[1].splitlines() if ": " in line)
+        frontmatter = {key: value for key, value in pairs}
+    return {"uri": uri(skill_path, "SKILL.md"), "frontmatter": frontmatter, "resources": resources}
 
 
 SKILLS = spec.get("skills", {})
