@@ -297,6 +297,9 @@ register(
          "listed (or: the lock is missing, invalid, or not in canonical form). Run "
          "`skillpack lock` and commit the result."),
         ("LCK005", "the lock file cannot be found or read", "Create it with `skillpack lock`."),
+        ("LCK006", "the tree holds what no bundle can hold: no lock is written or checked",
+         "`lock` refuses what `build` refuses whatever the rule selection (the structural "
+         "rules: `skillpack lint` reports them; the details list them)."),
     ),
 )  # fmt: skip
 
@@ -372,6 +375,13 @@ register(
             ("BLD005", "the bundle exceeds bundle format 1 (4 GiB, 65,533 files)", ""),
             ("BLD006", "paths in the skill tree cannot be read",
              "Fix the permissions or exclude them; the details list the paths."),
+            ("BLD012", "the tree holds what no bundle can hold: the bundle was not built",
+             "With `--no-lint` the structural rules still run (a frontmatter the strict "
+             "reader refuses, a symlink, FIFO, unreadable entry or non-UTF-8 name inside a "
+             "skill, paths that collide, conflicting copies of a skill): a file that "
+             "cannot be published stops the build, naming it, never dropped in silence. "
+             "`skillpack lint` reports the same findings; fix them, or exclude what the "
+             "skill does not need."),
             ("BLD010", "lint found errors: the bundle was not built",
              "Fix them (`skillpack lint` shows them) or pass `--no-lint`."),
         ),
@@ -491,6 +501,9 @@ register(
             F,
             ("SRV003", "lint found errors in a served directory",
              "Fix them (`skillpack lint`), or pass `--no-lint` to serve anyway."),
+            ("SRV011", "a served directory holds what no bundle can hold",
+             "`serve DIR --no-lint` still refuses what `build --no-lint` refuses (the "
+             "structural rules; `skillpack lint` reports them)."),
         ),
         *_codes(
             U,
