@@ -464,11 +464,18 @@ _RULES: tuple[Rule, ...] = (
     ),
     _r(
         "SP305", "likely-secret", ERROR,
-        "A published file looks like it contains a secret (a private key, a .env file or a "
-        "cloud or API credential).",
+        "A published file is or holds a secret: a private key or credential file by its "
+        "name, a .env file, or a key or token in its content.",
         "Skills are served to any host that connects; a published credential is a leaked "
-        "credential.",
-        "scripts/config.py:  API_KEY = \"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"",
+        "credential. Key and credential files are found by their usual names (id_rsa, "
+        "id_ed25519 but not .pub, *.ppk, *.p12/*.pfx, *.jks/*.keystore, secring.gpg, "
+        "*.kdbx, credentials, credentials.json, client_secret*.json, *service-account*.json, "
+        "kubeconfig, htpasswd, _netrc, pgpass.conf, *.tfstate), .pem and .key files by "
+        "their private key, and other files by private key blocks and cloud or API tokens "
+        "in their content. (Dot files such as .npmrc, .pypirc, .netrc, .htpasswd and .env "
+        "are never published at all: SP304.)",
+        "scripts/config.py:  API_KEY = \"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"\n"
+        "deploy/id_ed25519\ncerts/signing.p12",
         "Remove the secret, rotate it, and read it from the environment at run time. Test "
         "fixtures can be excluded or the rule ignored for their path (per-path-ignores).",
     ),

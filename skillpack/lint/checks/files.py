@@ -9,7 +9,7 @@ from skillpack._internal.uri import SKILL_MD
 from skillpack.lint.checks.registry import skill_check, tree_check
 from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
-from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column
+from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column, secret_file
 from skillpack.source.discovery import (
     SKIP_CONFLICTING_COPY,
     SKIP_DOTFILE,
@@ -173,17 +173,31 @@ def secrets(ctx: SkillContext) -> Iterator[Finding]:
                 hint="remove it from the skill or exclude it",
             )
             continue
-        try:
-            data = ctx.read(f)
-        except OSError:
-            continue  # SP306 (unreadable_files)
-        for hit in find_secrets(data):
-            line, column = line_and_column(data, hit.offset)
+        label = secret_file(name)
+        if label is None:
+            try:
+                data = ctx.read(f)
+            except OSError:
+                continue  # SP306 (unreadable_files)
+            hits = list(find_secrets(data))
+            for hit in hits:
+                line, column = line_and_column(data, hit.offset)
+                yield ctx.finding(
+                    "SP305",
+                    f"looks like {hit.label}",
+                    f.path,
+                    line,
+                    column,
+                    hint="remove and rotate the secret; read it from the environment at run time",
+                )
+            if hits:
+                continue
+            label = secret_file(name, data)  # a .pem or .key holding a private key
+        if label is not None:
             yield ctx.finding(
                 "SP305",
-                f"looks like {hit.label}",
+                f"'{name}' is {label} (by its name): it must never be published",
                 f.path,
-                line,
-                column,
-                hint="remove and rotate the secret; read it from the environment at run time",
+                hint="remove it from the skill (and rotate what it holds if it was ever "
+                "shared), or exclude it",
             )
