@@ -59,6 +59,7 @@ class MalformedReply(RpcError):
 
     def __init__(self, message: str) -> None:
         super().__init__(-32603, message)
+        self.args = (message,)  # what __init__ takes: copies and pickles stay whole
 
     def __str__(self) -> str:
         return f"{self.method}: {self.message}" if self.method else self.message
