@@ -1,10 +1,12 @@
 """``skillpack vendor``: vendor a server's skills into a tree, verifying every byte.
 
-Each skill is loaded the way a host loads it (:mod:`skillpack.client.verify`), every
-listed file is read and checked against the held entry, and the tree is written to a
-staging directory beside the target and renamed into place only when every skill
-verified: a failed pull leaves nothing behind. No path is ever written outside the
-target directory.
+Every entry is validated and every path of the tree judged by the path policy skillpack
+publishes by before anything is read or written. Each skill is then loaded the way a
+host loads it (:mod:`skillpack.client.verify`), every listed file is read and checked
+against the held entry, and the tree is written to a staging directory beside the
+target and renamed into place only when every skill verified: a failed pull leaves
+nothing behind. No path is ever written outside the target directory, and none that
+skillpack would not publish.
 """
 
 from __future__ import annotations
