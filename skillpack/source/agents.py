@@ -155,4 +155,3 @@ def install_markdown_table() -> str:
         rows.append(f"| `{a.name}` | {a.label} | `{a.project_dir}/NAME/` | "
                     f"`{a.global_dir}/NAME/`{env} |")  # fmt: skip
     return "\n".join(rows) + "\n"
-
