@@ -17,7 +17,8 @@ The contract, in the order it is applied:
    session, anything else is 405 with ``Allow``.
 4. POST: ``Content-Type: application/json`` (415), an ``Accept`` that admits JSON
    (406), at most ``max_body_bytes`` (413); the body is one JSON-RPC object (400 with
-   -32700 for malformed JSON, 400 with -32600 for a batch).
+   -32700 for malformed JSON, 400 with -32600 for a batch and for an object that is
+   neither a request, a notification nor a response).
 5. A message whose ``params._meta`` names a protocol version, or that carries a
    2026-07-28 ``MCP-Protocol-Version`` header outside a session, is served statelessly:
    ``Mcp-Method`` must equal the method and ``MCP-Protocol-Version`` the ``_meta``
@@ -26,9 +27,10 @@ The contract, in the order it is applied:
    ``prompts/get``; errors map to 404 (-32601), 500 (-32603) or 400 (the rest).
 6. Otherwise the legacy era: ``initialize`` opens a session (``Mcp-Session-Id``) and
    later requests must carry its id (400 without, 404 for one that is unknown, ended
-   or expired); JSON-RPC errors travel with 200, as the legacy revisions do.
+   or expired) and, when they send ``MCP-Protocol-Version``, the version it negotiated
+   (400 otherwise); JSON-RPC errors travel with 200, as the legacy revisions do.
 
-Notifications and client responses get 202 with no body. Replies are
+Well-formed notifications and client responses get 202 with no body. Replies are
 ``application/json``; no SSE stream is offered.
 """
 
@@ -133,6 +135,53 @@ def _rpc_refusal(
 
 def _is_legacy(header_version: bytes) -> bool:
     return header_version.strip().decode("latin-1") in LEGACY_VERSIONS
+
+
+def _version_mismatch(header_version: bytes | None, negotiated: str) -> str | None:
+    """Why an ``MCP-Protocol-Version`` header does not fit a legacy session (None when it is
+    absent or names the version the session negotiated).
+
+    The legacy revisions require the header on every request after ``initialize``, with
+    the negotiated version, and a 400 for an "invalid or unsupported" one: in a session
+    only the version it negotiated is supported, since every answer in it is shaped by
+    that version (a client that claims another one would misread them).
+    """
+    if header_version is None:
+        return None
+    named = header_version.strip(b" \t").decode("latin-1")
+    if named == negotiated:
+        return None
+    return (
+        f"Bad Request: MCP-Protocol-Version {_printable(named, 40)} is not the version "
+        f"negotiated for this session ({negotiated}); send initialize to change it"
+    )
+
+
+def _invalid(message: dict[str, Any]) -> str | None:
+    """Why ``message`` is neither a JSON-RPC request, a notification nor a response (the
+    -32600 message), or None when it is one of them. Only requests are answered; the
+    others get 202 when they are well formed and 400 when they are not."""
+    if message.get("jsonrpc") != "2.0":
+        return 'Invalid Request: jsonrpc must be "2.0"'
+    has_id = "id" in message
+    if has_id and not valid_id(message["id"]):
+        return "Invalid Request: id must be a string or an integer"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "Invalid Request: method must be a string"
+        if not has_id and not isinstance(message.get("params", {}), dict):
+            return "Invalid Request: params must be an object"
+        return None
+    if "result" in message:
+        if "error" in message:
+            return "Invalid Request: a response has a result or an error, not both"
+        return None if has_id else "Invalid Request: a result response needs an id"
+    if "error" in message:
+        error = message["error"]
+        if not isinstance(error, dict) or type(error.get("code")) is not int:
+            return "Invalid Request: error must be an object with an integer code"
+        return None
+    return "Invalid Request: no method (and not a response)"
 
 
 def modern_status(code: int) -> int:
@@ -496,6 +545,9 @@ class Contract:
             )
         if not isinstance(message, dict):
             return _rpc_refusal(400, None, INVALID_REQUEST, "Invalid Request: not a JSON object")
+        invalid = _invalid(message)
+        if invalid is not None:  # neither a request, a notification nor a response
+            return _rpc_refusal(400, message.get("id"), INVALID_REQUEST, invalid)
         fields = request.fields
         method = message.get("method")
         params = message.get("params")
@@ -514,7 +566,7 @@ class Contract:
         if method == "initialize":  # a new session, whatever session the client had
             return self._initialize(message, params)
         if session is not None:
-            return self._session(message, method, session, header_version, legacy_header)
+            return self._session(message, method, session, header_version)
         return self._bare(message, method, legacy_header)
 
     def _modern(
@@ -566,6 +618,8 @@ class Contract:
                     f"Header mismatch: Mcp-Name must equal params.{key}",
                     {"header": "Mcp-Name"},
                 )
+        if method is None:
+            return Reply(202, era="modern")  # a response: this server sends no requests
         answer = self.stateless.handle_message(message)
         rpc = method if isinstance(method, str) else None
         if answer is None:
@@ -600,17 +654,10 @@ class Contract:
         method: Any,
         session: bytes,
         header_version: bytes | None,
-        legacy_header: bool,
     ) -> Reply:
-        """A message in a legacy session, answered under its negotiated version."""
+        """A message in a legacy session, answered under its negotiated version (and
+        refused when ``MCP-Protocol-Version`` names another)."""
         rpc = method if isinstance(method, str) else None
-        if header_version is not None and not legacy_header:
-            return _rpc_refusal(
-                400,
-                message.get("id"),
-                INVALID_REQUEST,
-                "Bad Request: MCP-Protocol-Version names no legacy revision this server speaks",
-            )
         version = self.sessions.touch(session.strip())
         if version is None:
             return _rpc_refusal(
@@ -620,6 +667,11 @@ class Contract:
                 "Not Found: no such session (it ended or expired); send initialize to "
                 "start a new one",
             )
+        mismatch = _version_mismatch(header_version, version)
+        if mismatch is not None:
+            return _rpc_refusal(400, message.get("id"), INVALID_REQUEST, mismatch)
+        if method is None:
+            return Reply(202, era="legacy")  # a response: this server sends no requests
         answer = self.legacy[version].handle_message(message)
         if answer is None:
             return Reply(202, rpc=rpc, era="legacy")
@@ -628,7 +680,7 @@ class Contract:
     def _bare(self, message: dict[str, Any], method: Any, legacy_header: bool) -> Reply:
         """Neither the 2026-07-28 envelope nor a session: only ``ping`` is answered."""
         rpc = method if isinstance(method, str) else None
-        if "id" not in message:
+        if method is None or "id" not in message:
             return Reply(202, rpc=rpc)  # a notification or response: nothing to answer
         if method != "ping" and legacy_header:
             return _rpc_refusal(
@@ -648,7 +700,14 @@ class Contract:
         session = fields.get(b"mcp-session-id")
         if session is None:
             return refusal(400, "Bad Request: DELETE needs the Mcp-Session-Id of a session")
-        if not self.sessions.end(session.strip()):
+        session = session.strip()
+        version = self.sessions.touch(session)
+        if version is None:
+            return refusal(404, "Not Found: no such session (it ended or expired)")
+        mismatch = _version_mismatch(fields.get(b"mcp-protocol-version"), version)
+        if mismatch is not None:
+            return refusal(400, mismatch)
+        if not self.sessions.end(session):
             return refusal(404, "Not Found: no such session (it ended or expired)")
         return Reply(204, rpc="DELETE", era="legacy")
 
