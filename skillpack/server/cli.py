@@ -147,7 +147,8 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="ORIGIN",
         help="also accept browser requests from this Origin (https://app.example; '*': "
-        "any). Origins naming an accepted Host are always accepted",
+        "any): its CORS preflights are answered and its replies readable by the page. "
+        "Origins naming an accepted Host are always accepted",
     )
     add(
         "--token-file",

@@ -271,9 +271,16 @@ def test_http_level_refusals(server: HttpServer) -> None:
     headers = modern_headers("skills/list")
     get = server.request("GET", None, {"Accept": "text/event-stream"})
     _error(get, 405, -32600)
-    assert get.headers["allow"] == "POST, DELETE"
-    for method in ("PUT", "PATCH", "OPTIONS"):
-        assert server.request(method, b"{}", headers).status == 405
+    assert get.headers["allow"] == "POST, DELETE, OPTIONS"
+    for method in ("PUT", "PATCH", "HEAD"):
+        response = server.request(method, b"{}", headers)
+        assert response.status == 405
+        assert response.headers["allow"] == "POST, DELETE, OPTIONS"
+    options = server.request("OPTIONS", None, {})  # not a CORS preflight: the methods
+    assert (options.status, options.body) == (204, b"")
+    assert options.headers["allow"] == "POST, DELETE, OPTIONS"
+    assert "content-length" not in options.headers
+    assert "access-control-allow-origin" not in options.headers
     for accept in ("text/event-stream", "text/html", "application/json;q=0, text/plain"):
         _error(server.request("POST", body, {**headers, "Accept": accept}), 406, -32600)
     no_accept = {k: v for k, v in headers.items() if k != "Accept"}

@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,6 +100,152 @@ def test_allow_host_and_allow_origin(examples_skp: Path) -> None:
         ]:
             response = running.request("POST", BODY, {**HEADERS, **headers})
             assert response.status == status, headers
+    finally:
+        running.stop()
+
+
+# -- browsers (CORS) --------------------------------------------------------------------
+
+APP = "https://app.example"
+REQUEST_HEADERS = {
+    "content-type",
+    "accept",
+    "authorization",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+}
+
+
+def _preflight(
+    server: HttpServer, origin: str, *, host: str | None = None, path: str | None = None
+) -> tuple[bytes, dict[str, str], bytes]:
+    """A browser's CORS preflight, as raw bytes: (status line, headers, body)."""
+    sock = _raw(
+        server,
+        f"OPTIONS {path or server.path} HTTP/1.1\r\nHost: {host or f'127.0.0.1:{server.port}'}"
+        f"\r\nOrigin: {origin}\r\nAccess-Control-Request-Method: POST\r\n"
+        "Access-Control-Request-Headers: content-type, mcp-method, mcp-protocol-version, "
+        "authorization\r\nConnection: close\r\n\r\n".encode(),
+    )
+    reply = _read_all(sock)
+    sock.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    status, *lines = head.split(b"\r\n")
+    headers = {}
+    for line in lines:
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers, body
+
+
+@pytest.fixture(scope="module")
+def browser_server(
+    examples_skp: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    token_file = tmp_path_factory.mktemp("token") / "token"
+    token_file.write_text(TOKEN + "\n")
+    running = start_server(
+        examples_skp, "--allow-origin", APP, "--token-file", token_file, "--max-body-bytes", "4000"
+    )
+    yield running
+    running.stop()
+
+
+def test_a_preflight_from_an_accepted_origin_needs_no_token(browser_server: HttpServer) -> None:
+    for origin in (APP, f"http://127.0.0.1:{browser_server.port}"):  # and the server's own
+        status, headers, body = _preflight(browser_server, origin)
+        assert status.startswith(b"HTTP/1.1 204 "), status
+        assert body == b"" and "content-length" not in headers
+        assert headers["access-control-allow-origin"] == origin
+        methods = {m.strip() for m in headers["access-control-allow-methods"].split(",")}
+        assert {"POST", "DELETE"} <= methods and "GET" not in methods  # no SSE stream
+        allowed = {h.strip().lower() for h in headers["access-control-allow-headers"].split(",")}
+        assert allowed == REQUEST_HEADERS
+        assert int(headers["access-control-max-age"]) > 0
+        assert headers["vary"] == "Origin"
+        assert "www-authenticate" not in headers
+    assert "access-control-allow-credentials" not in headers  # the token is a header
+
+
+def test_a_preflight_still_checks_host_origin_and_path(browser_server: HttpServer) -> None:
+    for origin in ("https://app.example.evil", "null", "http://evil.example"):
+        status, headers, _ = _preflight(browser_server, origin)
+        assert status.startswith(b"HTTP/1.1 403 "), (origin, status)
+        assert not [h for h in headers if h.startswith("access-control-")]
+        assert headers["vary"] == "Origin"
+    status, headers, _ = _preflight(browser_server, APP, host="evil.example.com")
+    assert status.startswith(b"HTTP/1.1 403 ")  # DNS rebinding: the Host comes first
+    assert not [h for h in headers if h.startswith("access-control-")]
+    status, _, _ = _preflight(browser_server, APP, path="/elsewhere")
+    assert status.startswith(b"HTTP/1.1 404 ")
+    # an OPTIONS that is not a preflight is an ordinary request: behind the token
+    plain = browser_server.request("OPTIONS", None, {"Origin": APP})
+    assert plain.status == 401 and plain.headers["access-control-allow-origin"] == APP
+    authorized = {"Origin": APP, "Authorization": f"Bearer {TOKEN}"}
+    plain = browser_server.request("OPTIONS", None, authorized)
+    assert plain.status == 204 and plain.headers["allow"] == "POST, DELETE, OPTIONS"
+
+
+def test_replies_to_an_accepted_origin_carry_cors_headers(browser_server: HttpServer) -> None:
+    authorized = {**HEADERS, "Origin": APP, "Authorization": f"Bearer {TOKEN}"}
+
+    def assert_cors(response: Any) -> None:
+        assert response.headers["access-control-allow-origin"] == APP
+        exposed = {
+            h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")
+        }
+        assert exposed == {"mcp-session-id", "www-authenticate"}
+        assert response.headers["vary"] == "Origin"
+
+    ok = browser_server.request("POST", BODY, authorized)
+    assert ok.status == 200
+    assert_cors(ok)
+    # refusals too, so that a page can read why: no token, a bad message, too large
+    missing = browser_server.request("POST", BODY, {**HEADERS, "Origin": APP})
+    assert missing.status == 401 and missing.headers["www-authenticate"]
+    assert_cors(missing)
+    bad = browser_server.request("POST", b"{}", authorized)
+    assert bad.status == 400
+    assert_cors(bad)
+    large = browser_server.request("POST", b"[" + b" " * 5000 + b"]", authorized)
+    assert large.status == 413
+    assert_cors(large)
+    # a legacy session: a page can read its id
+    legacy = {**authorized, "MCP-Protocol-Version": "2025-11-25"}
+    del legacy["Mcp-Method"]
+    opened = browser_server.request(
+        "POST", rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}), legacy
+    )
+    assert opened.status == 200 and opened.headers["mcp-session-id"]
+    assert_cors(opened)
+    ended = browser_server.request(
+        "DELETE", None, {**legacy, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    )
+    assert ended.status == 204
+    assert_cors(ended)
+    # no Origin (not a browser): no CORS headers
+    plain = browser_server.request("POST", BODY, {**HEADERS, "Authorization": f"Bearer {TOKEN}"})
+    assert plain.status == 200
+    assert not [h for h in plain.headers if h.startswith("access-control-")]
+    # a refused Origin: 403, nothing a browser would let the page read
+    refused = browser_server.request("POST", BODY, {**authorized, "Origin": "https://evil.example"})
+    assert refused.status == 403
+    assert not [h for h in refused.headers if h.startswith("access-control-")]
+
+
+def test_any_origin_is_named_not_starred(examples_skp: Path) -> None:
+    running = start_server(examples_skp, "--allow-origin", "*")
+    try:
+        for origin in ("https://one.example", "http://localhost:5173"):
+            response = running.request("POST", BODY, {**HEADERS, "Origin": origin})
+            assert response.status == 200
+            assert response.headers["access-control-allow-origin"] == origin
+            status, headers, _ = _preflight(running, origin)
+            assert status.startswith(b"HTTP/1.1 204 ")
+            assert headers["access-control-allow-origin"] == origin
     finally:
         running.stop()
 

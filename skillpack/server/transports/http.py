@@ -10,11 +10,14 @@ The contract, in the order it is applied:
 
 1. ``Host`` must name the bound address, a loopback name with the bound port, or an
    ``--allow-host`` value; a present ``Origin`` must be such a host over http(s), or an
-   ``--allow-origin`` value (403 otherwise: DNS rebinding).
+   ``--allow-origin`` value (403 otherwise: DNS rebinding). Every reply to a request
+   from an accepted ``Origin`` carries the CORS headers that let the page read it, and
+   a CORS preflight (``OPTIONS`` with ``Access-Control-Request-Method``) is answered
+   here, 204, without a token: browsers never send one with a preflight.
 2. With a token, ``Authorization: Bearer <token>``, compared in constant time (401 with
    ``WWW-Authenticate`` otherwise).
 3. Only the endpoint path is served (404); POST carries messages, DELETE ends a legacy
-   session, anything else is 405 with ``Allow``.
+   session, OPTIONS names the methods (204), anything else is 405 with ``Allow``.
 4. POST: ``Content-Type: application/json`` (415), an ``Accept`` that admits JSON
    (406), at most ``max_body_bytes`` (413); the body is one JSON-RPC object (400 with
    -32700 for malformed JSON, 400 with -32600 for a batch and for an object that is
@@ -31,7 +34,8 @@ The contract, in the order it is applied:
    (400 otherwise); JSON-RPC errors travel with 200, as the legacy revisions do.
 
 Well-formed notifications and client responses get 202 with no body. Replies are
-``application/json``; no SSE stream is offered.
+``application/json``; no SSE stream is offered, and no ``Upgrade`` is followed (the
+request is answered, then the connection closed).
 """
 
 from __future__ import annotations
@@ -98,9 +102,30 @@ _SINGLE = frozenset(
 #: The request parameter that ``Mcp-Name`` repeats, per method (SEP-2243).
 _NAME_PARAM = {"resources/read": "uri", "tools/call": "name", "prompts/get": "name"}
 _JSON = [(b"content-type", b"application/json")]
-_ALLOW = b"POST, DELETE"
+_ALLOW = b"POST, DELETE, OPTIONS"
 _REALM = b'Bearer realm="skillpack"'
 _SESSION_ID_LENGTH = 32  # hex digits of 16 random bytes
+_VARY_ORIGIN = (b"vary", b"Origin")
+#: What a CORS preflight from an accepted Origin is told: the methods and request headers
+#: the endpoint takes, for how long the browser may keep the answer.
+_PREFLIGHT = (
+    (b"access-control-allow-methods", b"POST, DELETE"),
+    (
+        b"access-control-allow-headers",
+        b"Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, "
+        b"Mcp-Method, Mcp-Name, Last-Event-ID",
+    ),
+    (b"access-control-max-age", b"7200"),
+    _VARY_ORIGIN,
+)
+#: The response headers a page from an accepted Origin may read.
+_EXPOSE = (b"access-control-expose-headers", b"Mcp-Session-Id, WWW-Authenticate")
+
+
+def _cors(origin: bytes) -> Headers:
+    """The headers of a reply to a request from an accepted ``origin`` (named as sent,
+    never ``*``, so that ``--allow-origin '*'`` still names one origin per reply)."""
+    return [(b"access-control-allow-origin", origin.strip()), _EXPOSE, _VARY_ORIGIN]
 
 
 # -- replies ----------------------------------------------------------------------------
@@ -407,6 +432,17 @@ class Request:
 
     method: str
     fields: dict[bytes, bytes]
+    #: headers every reply to it carries (CORS, for a request from an accepted Origin)
+    extra: Headers | None = None
+    close: bool = False  #: close the connection after answering
+
+    def finish(self, reply: Reply) -> Reply:
+        """``reply`` with what every reply to this request carries."""
+        if self.extra is not None:
+            reply.headers = [*reply.headers, *self.extra]
+        if self.close:
+            reply.close = True
+        return reply
 
 
 class Contract:
@@ -453,12 +489,30 @@ class Contract:
                 "(start it with --allow-host to add a name)",
             )
         origin = fields.get(b"origin")
-        if origin is not None and not self.hosts.origin_ok(origin):
+        if origin is None:
+            checked = self._admit(method, path, fields)
+        elif not self.hosts.origin_ok(origin):
             return refusal(
                 403,
                 "Forbidden: requests from that Origin are not accepted "
                 "(start the server with --allow-origin to add one)",
+                headers=[_VARY_ORIGIN],
             )
+        elif method == "OPTIONS" and b"access-control-request-method" in fields:
+            return self._preflight(path, origin)  # a browser asks before it sends
+        else:
+            checked = self._admit(method, path, fields)
+            cors = _cors(origin)
+            if isinstance(checked, Request):
+                checked.extra = cors
+            else:
+                checked.headers.extend(cors)
+        if b"upgrade" in fields:  # no protocol is switched to: answer, then close
+            checked.close = True
+        return checked
+
+    def _admit(self, method: str, path: str, fields: dict[bytes, bytes]) -> Reply | Request:
+        """The token, the path and the method: a refusal, or the request to read on."""
         if self.token is not None:
             refused = self._authenticate(fields.get(b"authorization"))
             if refused is not None:
@@ -469,12 +523,22 @@ class Contract:
             return self._check_post(fields)
         if method == "DELETE":
             return Request(method, fields)
+        if method == "OPTIONS":
+            return Reply(204, headers=[(b"allow", _ALLOW)])
         return refusal(
             405,
             f"Method Not Allowed: {method[:16]}; POST sends messages, DELETE ends a session "
             "(no SSE stream is offered)",
             headers=[(b"allow", _ALLOW)],
         )
+
+    def _preflight(self, path: str, origin: bytes) -> Reply:
+        """The answer to a CORS preflight from an accepted Origin. It needs no token:
+        browsers never send credentials with a preflight (the request that follows needs
+        one)."""
+        if path != self.path:
+            return refusal(404, f"Not Found: the MCP endpoint is {self.path}")
+        return Reply(204, headers=[(b"access-control-allow-origin", origin.strip()), *_PREFLIGHT])
 
     def _authenticate(self, authorization: bytes | None) -> Reply | None:
         assert self.token is not None
@@ -524,6 +588,12 @@ class Contract:
 
     def respond(self, request: Request, body: bytes) -> Reply:
         """The answer to a request that passed :meth:`check`, given its whole body."""
+        reply = self._respond(request, body)
+        if request.extra is None and not request.close:
+            return reply
+        return request.finish(reply)
+
+    def _respond(self, request: Request, body: bytes) -> Reply:
         if request.method == "DELETE":
             return self._delete(request.fields)
         try:
@@ -825,7 +895,10 @@ class App:
             body = await self._body(receive)
             if body is None:
                 return  # the client went away
-            reply = body if isinstance(body, Reply) else self.contract.respond(checked, body)
+            if isinstance(body, Reply):
+                reply = checked.finish(body)
+            else:
+                reply = self.contract.respond(checked, body)
         size = await self._send(send, reply)
         if self.access_log is not None:
             self.access_log.record(
@@ -880,7 +953,8 @@ class App:
             await send({"type": "http.response.body", "body": b""})
             return size
         data = b"".join(body)
-        headers = [*headers, (b"content-length", str(len(data)).encode())]
+        if reply.status != 204:  # a 204 has no body and no Content-Length (RFC 9110)
+            headers = [*headers, (b"content-length", str(len(data)).encode())]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": data})
         return len(data)
