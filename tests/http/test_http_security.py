@@ -250,6 +250,42 @@ def test_any_origin_is_named_not_starred(examples_skp: Path) -> None:
         running.stop()
 
 
+# -- what clients cannot make the server log ---------------------------------------------
+
+
+def test_upgrade_and_connect_requests_are_logged_as_requests(token_server: HttpServer) -> None:
+    """A client without a token asking for a WebSocket or a tunnel gets a refusal and one
+    access log line, not warnings (one of uvicorn's wrongly advises installing a
+    WebSocket library: no protocol is switched to here, by design)."""
+    port = token_server.port
+    upgrade = _raw(
+        token_server,
+        f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\n"
+        "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n".encode(),
+    )
+    reply = _read_all(upgrade)  # answered, then closed: nothing is switched to
+    upgrade.close()
+    assert reply.startswith(b"HTTP/1.1 401 "), reply[:80]
+    assert b"connection: close" in reply.lower()
+    for target in ("example.com:443", f"127.0.0.1:{port}"):
+        tunnel = _raw(token_server, f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        reply = _read_all(tunnel)
+        tunnel.close()
+        assert reply.startswith(b"HTTP/1.1 400 "), reply[:80]
+    garbage = _raw(token_server, b"\x16\x03\x01 not http at all\r\n\r\n")  # TLS to plain http
+    assert _read_all(garbage).startswith(b"HTTP/1.1 400 ")
+    garbage.close()
+    token_server.wait_for(r" GET /mcp 401 ")
+    token_server.wait_for(r" CONNECT - 400 ")
+    token_server.wait_for(r" - - 400 ")
+    time.sleep(0.2)
+    text = token_server.stderr()
+    for noise in ("uvicorn", "WebSocket", "websockets", "Unsupported upgrade", "Invalid HTTP"):
+        assert noise not in text, text
+    assert len([line for line in token_server.lines if " CONNECT - 400 " in line]) == 2
+
+
 # -- bearer tokens ----------------------------------------------------------------------
 
 TOKEN = "s3cr3t-token-for-tests_0123456789"
@@ -344,6 +380,9 @@ def test_a_client_that_never_finishes_its_headers_does_not_stop_others(
         silent = socket.create_connection((running.host, running.port), timeout=10)
         assert _read_all(silent).startswith(b"HTTP/1.1 408 ")
         silent.close()
+        # each in the access log, as the requests the app answers are
+        running.wait_for(r" POST - 408 \d+ \d")
+        running.wait_for(r" - - 408 ")
     finally:
         running.stop()
 
@@ -382,6 +421,7 @@ def test_headers_too_large_get_431(server: HttpServer) -> None:
     reply = _read_all(sock)
     sock.close()
     assert reply.startswith(b"HTTP/1.1 431 "), reply[:80]
+    server.wait_for(r" POST - 431 ")
 
 
 def test_connections_over_the_limit_get_503(examples_skp: Path) -> None:
@@ -393,6 +433,7 @@ def test_connections_over_the_limit_get_503(examples_skp: Path) -> None:
         extra = socket.create_connection((running.host, running.port), timeout=10)
         assert _read_all(extra).startswith(b"HTTP/1.1 503 ")
         extra.close()
+        running.wait_for(r" - - 503 ")
         held[0].close()
         deadline = time.monotonic() + 10
         while True:  # the closed one frees its slot once the server has seen it go

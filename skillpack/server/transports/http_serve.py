@@ -37,7 +37,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError, UsageError
-from skillpack.server.transports.http import App
+from skillpack.server.transports.http import AccessLog, App, Reply
 
 _408 = (
     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -107,9 +107,11 @@ class _Coalescing:
         return getattr(self._transport, name)
 
 
-def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
+def guarded_protocol(limits: Limits, access_log: AccessLog | None = None) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol (httptools where installed, else h11) with the header
-    time and size limits and the connection limit."""
+    time and size limits and the connection limit. What is refused before the app sees
+    a request (over those limits, or by the parser: a ``CONNECT``, a malformed request
+    line) gets one ``access_log`` line, as the app's requests do."""
     base: Any = AutoHTTPProtocol
 
     class Guarded(base):  # type: ignore[misc]
@@ -117,19 +119,24 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
         _hdr_cycle: object = None
         _hdr_bytes = 0
         _hdr_tail = b""
+        _hdr_first = b""  #: the first bytes of the request being read (for the log)
+        _hdr_start = 0.0
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(_Coalescing(transport, self.loop))
             if len(self.connections) > limits.max_connections:
                 transport.write(_503)
                 transport.close()
+                self._refused(503, _503)
                 return
-            self._arm()
+            self._arm(b"")
 
-        def _arm(self) -> None:
+        def _arm(self, first: bytes) -> None:
             self._hdr_cycle = self.cycle
             self._hdr_bytes = 0
             self._hdr_tail = b""
+            self._hdr_first = first
+            self._hdr_start = self.loop.time()
             self._hdr_timer = self.loop.call_later(limits.header_timeout, self._headers_late)
 
         def _disarm(self) -> None:
@@ -142,14 +149,35 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
             if self.cycle is self._hdr_cycle and not self.transport.is_closing():
                 self.transport.write(_408)
                 self.transport.close()
+                self._refused(408, _408)
+
+        def _refused(self, status: int, response: bytes) -> None:
+            if access_log is None:
+                return
+            method = self._hdr_first.partition(b" ")[0]
+            if not (0 < len(method) <= 16 and method.isalpha()):
+                method = b"-"  # nothing arrived, or not a request line
+            size = len(response) - response.find(b"\r\n\r\n") - 4
+            seconds = self.loop.time() - self._hdr_start if self._hdr_start else 0.0
+            access_log.record(self.client, method.decode(), "-", Reply(status), size, seconds)
+
+        def send_400_response(self, msg: str) -> None:
+            # uvicorn's answer to a request its parser refuses; the warning it logs with
+            # it is dropped (_QuietParser), so this line is the request's record
+            self._disarm()
+            super().send_400_response(msg)
+            if access_log is not None:
+                self._refused(400, b"\r\n\r\n" + msg.encode("ascii", "replace"))
 
         def data_received(self, data: bytes) -> None:
             if self._hdr_timer is None and (
                 self.cycle is None or getattr(self.cycle, "response_complete", True)
             ):
-                self._arm()  # the first bytes of a new request
+                self._arm(data)  # the first bytes of a new request
             waiting = self._hdr_timer is not None
             if waiting:
+                if not self._hdr_first:
+                    self._hdr_first = data
                 # the size of the headers so far: up to the blank line that ends them
                 window = self._hdr_tail + data
                 end = window.find(b"\r\n\r\n")
@@ -159,6 +187,7 @@ def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
                     if not self.transport.is_closing():
                         self.transport.write(_431)
                         self.transport.close()
+                        self._refused(431, _431)
                     return
                 self._hdr_bytes += len(data)
                 self._hdr_tail = window[-3:]
@@ -200,6 +229,23 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
     return sock
 
 
+class _QuietParser(logging.Filter):
+    """Drops the warnings uvicorn writes for requests any client can send at will: an
+    ``Upgrade`` (with advice to install a WebSocket library, which is wrong here: no
+    protocol is switched to, by design) and a request its parser refuses. Each such
+    request is in the access log instead, like every other."""
+
+    DROPPED = (
+        "Unsupported upgrade request.",
+        "No supported WebSocket library detected.",
+        "Invalid HTTP request received.",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg
+        return not (isinstance(message, str) and message.startswith(self.DROPPED))
+
+
 def _logging(quiet: bool) -> None:
     """uvicorn's own messages (warnings and errors) on stderr, prefixed like ours."""
     handler = logging.StreamHandler(sys.stderr)
@@ -209,6 +255,9 @@ def _logging(quiet: bool) -> None:
         logger.handlers[:] = [handler] if name == "uvicorn" else []
         logger.setLevel(logging.ERROR if quiet else logging.WARNING)
         logger.propagate = name != "uvicorn"
+    error = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietParser) for f in error.filters):
+        error.addFilter(_QuietParser())
 
 
 def make_config(
@@ -222,7 +271,7 @@ def make_config(
     _logging(quiet)
     config = uvicorn.Config(
         app,
-        http=guarded_protocol(limits),
+        http=guarded_protocol(limits, app.access_log),
         ws="none",
         lifespan="off",
         interface="asgi3",
