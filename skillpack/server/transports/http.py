@@ -49,7 +49,7 @@ import os
 import secrets
 import struct
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -405,6 +405,14 @@ def _header_text(raw: bytes) -> str | None:
     return value.decode("latin-1")
 
 
+def _names(raw: bytes, value: object) -> bool:
+    """True when the header value ``raw`` names ``value``: as sent (the usual case,
+    checked first), or as :func:`_header_text` reads it."""
+    if raw[:1] != b"=" and raw.decode("latin-1") == value:
+        return True
+    return _header_text(raw) == value
+
+
 def _accepts_json(accept: bytes) -> bool:
     for item in accept.split(b","):
         media, _, parameters = item.partition(b";")
@@ -468,21 +476,23 @@ class Contract:
     # -- before the body --------------------------------------------------------------
 
     def check(
-        self, method: str, path: str, headers: Iterable[tuple[bytes, bytes]]
+        self, method: str, path: str, headers: Sequence[tuple[bytes, bytes]]
     ) -> Reply | Request:
         """The checks that need no body: a refusal, or the request to read on."""
-        fields: dict[bytes, bytes] = {}
-        for name, value in headers:
-            if name in fields:
-                if name in _SINGLE:
-                    return refusal(400, f"Bad Request: more than one {name.decode()} header")
-                fields[name] += b", " + value
-            else:
-                fields[name] = value
+        fields = dict(headers)
+        if len(fields) != len(headers):  # a name repeated: joined, or refused
+            fields = {}
+            for name, value in headers:
+                if name in fields:
+                    if name in _SINGLE:
+                        return refusal(400, f"Bad Request: more than one {name.decode()} header")
+                    fields[name] += b", " + value
+                else:
+                    fields[name] = value
         host = fields.get(b"host")
         if host is None:
             return refusal(400, "Bad Request: no Host header")
-        if not self.hosts.host_ok(host.strip().lower()):
+        if host not in self.hosts.exact and not self.hosts.host_ok(host.strip().lower()):
             return refusal(
                 403,
                 "Forbidden: this server does not answer for that Host "
@@ -559,7 +569,10 @@ class Contract:
 
     def _check_post(self, fields: dict[bytes, bytes]) -> Reply | Request:
         content_type = fields.get(b"content-type", b"")
-        if content_type.partition(b";")[0].strip().lower() != b"application/json":
+        if (
+            content_type != b"application/json"
+            and content_type.partition(b";")[0].strip().lower() != b"application/json"
+        ):
             return refusal(415, "Unsupported Media Type: send Content-Type: application/json")
         accept = fields.get(b"accept")
         if accept is not None:
@@ -623,10 +636,12 @@ class Contract:
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         meta_version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+        if meta_version is not None:
+            return self._modern(message, method, params, meta_version, fields)
         header_version = fields.get(b"mcp-protocol-version")
         session = fields.get(b"mcp-session-id")
         legacy_header = header_version is not None and _is_legacy(header_version)
-        if meta_version is not None or (
+        if (
             session is None
             and method != "initialize"
             and header_version is not None
@@ -658,7 +673,7 @@ class Contract:
                     "Header mismatch: the Mcp-Method header is required",
                     {"header": "Mcp-Method"},
                 )
-            if _header_text(raw) != method:
+            if not _names(raw, method):
                 return _rpc_refusal(
                     400,
                     request_id,
@@ -668,7 +683,7 @@ class Contract:
                 )
         if meta_version is not None:
             raw = fields.get(b"mcp-protocol-version")
-            if raw is None or _header_text(raw) != meta_version:
+            if raw is None or not _names(raw, meta_version):
                 return _rpc_refusal(
                     400,
                     request_id,
@@ -680,7 +695,7 @@ class Contract:
         key = _NAME_PARAM.get(method) if isinstance(method, str) else None
         if key is not None and isinstance(params, dict) and isinstance(params.get(key), str):
             raw = fields.get(b"mcp-name")
-            if raw is None or _header_text(raw) != params[key]:
+            if raw is None or not _names(raw, params[key]):
                 return _rpc_refusal(
                     400,
                     request_id,
@@ -892,9 +907,16 @@ class App:
         if isinstance(checked, Reply):
             reply = checked
         else:
-            body = await self._body(receive)
-            if body is None:
+            message = await receive()  # usually the whole body, read with the headers
+            if message["type"] != "http.request":
                 return  # the client went away
+            first: bytes = message.get("body", b"")
+            body: bytes | Reply = first
+            if message.get("more_body", False) or len(first) > self.contract.limit:
+                rest = await self._body(receive, first)
+                if rest is None:
+                    return  # the client went away
+                body = rest
             if isinstance(body, Reply):
                 reply = checked.finish(body)
             else:
@@ -905,16 +927,11 @@ class App:
                 scope.get("client"), method, path, reply, size, time.perf_counter() - started
             )
 
-    async def _body(self, receive: Receive) -> bytes | Reply | None:
-        """The whole body; a refusal past the size or time limit; None on disconnect."""
-        message = await receive()  # usually the whole body, read with the headers
-        if message["type"] != "http.request":
-            return None
-        body: bytes = message.get("body", b"")
+    async def _body(self, receive: Receive, body: bytes) -> bytes | Reply | None:
+        """The whole body, from its first part on (when that was not all of it, or too
+        much already); a refusal past the size or time limit; None on disconnect."""
         if len(body) > self.contract.limit:
             return self.contract.too_large()
-        if not message.get("more_body", False):
-            return body
         import asyncio
 
         chunks = [body]
@@ -944,7 +961,7 @@ class App:
         if reply.close:
             headers = [*headers, (b"connection", b"close")]
         body = reply.body
-        if isinstance(body, Iterator):  # a large file, streamed as it is encoded
+        if not isinstance(body, tuple | list):  # a large file, streamed as it is encoded
             await send({"type": "http.response.start", "status": reply.status, "headers": headers})
             size = 0
             for part in body:

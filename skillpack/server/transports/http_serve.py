@@ -107,15 +107,42 @@ class _Coalescing:
         return getattr(self._transport, name)
 
 
+class _LateHeaders:
+    """One timer for every connection of a worker instead of one per request: every
+    ``interval`` seconds, while there are connections, each whose request headers are
+    past their deadline is answered 408 and closed (so a deadline is kept to within
+    ``interval``). A timer made and cancelled per request is a measurable part of a
+    small request's cost."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.handle: asyncio.TimerHandle | None = None
+
+    def watch(self, loop: asyncio.AbstractEventLoop, connections: set[Any]) -> None:
+        if self.handle is None:
+            self.handle = loop.call_later(self.interval, self._sweep, loop, connections)
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop, connections: set[Any]) -> None:
+        self.handle = None
+        now = loop.time()
+        for connection in list(connections):
+            deadline = getattr(connection, "_hdr_deadline", 0.0)
+            if deadline and now >= deadline:
+                connection._headers_late()
+        if connections:
+            self.watch(loop, connections)
+
+
 def guarded_protocol(limits: Limits, access_log: AccessLog | None = None) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol (httptools where installed, else h11) with the header
     time and size limits and the connection limit. What is refused before the app sees
     a request (over those limits, or by the parser: a ``CONNECT``, a malformed request
     line) gets one ``access_log`` line, as the app's requests do."""
     base: Any = AutoHTTPProtocol
+    late = _LateHeaders(min(1.0, max(0.05, limits.header_timeout / 10)))
 
     class Guarded(base):  # type: ignore[misc]
-        _hdr_timer: asyncio.TimerHandle | None = None
+        _hdr_deadline = 0.0  #: when the headers being read are late (0: none are awaited)
         _hdr_cycle: object = None
         _hdr_bytes = 0
         _hdr_tail = b""
@@ -130,22 +157,21 @@ def guarded_protocol(limits: Limits, access_log: AccessLog | None = None) -> typ
                 self._refused(503, _503)
                 return
             self._arm(b"")
+            late.watch(self.loop, self.connections)
 
         def _arm(self, first: bytes) -> None:
             self._hdr_cycle = self.cycle
             self._hdr_bytes = 0
             self._hdr_tail = b""
             self._hdr_first = first
-            self._hdr_start = self.loop.time()
-            self._hdr_timer = self.loop.call_later(limits.header_timeout, self._headers_late)
+            self._hdr_start = now = self.loop.time()
+            self._hdr_deadline = now + limits.header_timeout
 
         def _disarm(self) -> None:
-            if self._hdr_timer is not None:
-                self._hdr_timer.cancel()
-                self._hdr_timer = None
+            self._hdr_deadline = 0.0
 
         def _headers_late(self) -> None:
-            self._hdr_timer = None
+            self._hdr_deadline = 0.0
             if self.cycle is self._hdr_cycle and not self.transport.is_closing():
                 self.transport.write(_408)
                 self.transport.close()
@@ -170,18 +196,19 @@ def guarded_protocol(limits: Limits, access_log: AccessLog | None = None) -> typ
                 self._refused(400, b"\r\n\r\n" + msg.encode("ascii", "replace"))
 
         def data_received(self, data: bytes) -> None:
-            if self._hdr_timer is None and (
+            if not self._hdr_deadline and (
                 self.cycle is None or getattr(self.cycle, "response_complete", True)
             ):
                 self._arm(data)  # the first bytes of a new request
-            waiting = self._hdr_timer is not None
+            waiting = bool(self._hdr_deadline)
             if waiting:
                 if not self._hdr_first:
                     self._hdr_first = data
                 # the size of the headers so far: up to the blank line that ends them
-                window = self._hdr_tail + data
+                tail = self._hdr_tail
+                window = tail + data if tail else data
                 end = window.find(b"\r\n\r\n")
-                grown = len(data) if end == -1 else end + 4 - len(self._hdr_tail)
+                grown = len(data) if end == -1 else end + 4 - len(tail)
                 if self._hdr_bytes + grown > limits.max_header_bytes:
                     self._disarm()
                     if not self.transport.is_closing():
