@@ -1,8 +1,9 @@
 """Running the HTTP transport: uvicorn in front of :class:`~.http.App`, one or more workers.
 
 Imported only for ``skillpack serve --http`` (it imports uvicorn, from the ``http``
-extra). What uvicorn does not bound itself is bounded here, in a thin subclass of its
-HTTP protocol:
+extra: the command line loads it with :func:`.uvicorn_core.load` first, which leaves
+uvicorn's own command line out). What uvicorn does not bound itself is bounded here,
+in a thin subclass of its HTTP protocol:
 
 * the time from a connection's (or a request's) first byte to the end of its headers
   (408 and close: a client that never finishes its headers holds no slot for long);
@@ -33,8 +34,9 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-import uvicorn
+from uvicorn.config import Config
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from uvicorn.server import Server
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError, UsageError
 from skillpack.server.transports.http import AccessLog, App, Reply
@@ -294,9 +296,9 @@ def make_config(
     certfile: str | None = None,
     keyfile: str | None = None,
     quiet: bool = False,
-) -> uvicorn.Config:
+) -> Config:
     _logging(quiet)
-    config = uvicorn.Config(
+    config = Config(
         app,
         http=guarded_protocol(limits, app.access_log),
         ws="none",
@@ -324,14 +326,14 @@ def make_config(
 
 
 def run(
-    config: uvicorn.Config,
+    config: Config,
     sock: socket.socket,
     workers: int,
     log: Callable[[str], None],
 ) -> int:
     """Serve until SIGTERM (or SIGINT); the exit code."""
     if workers == 1:
-        uvicorn.Server(config).run(sockets=[sock])
+        Server(config).run(sockets=[sock])
         return 0
     return _Supervisor(config, sock, workers, log).run()
 
@@ -344,7 +346,7 @@ class _Supervisor:
     MAX_RESTARTS_PER_MINUTE = 10
 
     def __init__(
-        self, config: uvicorn.Config, sock: socket.socket, workers: int, log: Callable[[str], None]
+        self, config: Config, sock: socket.socket, workers: int, log: Callable[[str], None]
     ) -> None:
         self.config = config
         self.sock = sock
@@ -369,7 +371,7 @@ class _Supervisor:
                     signal.signal(signal.SIGINT, signal.SIG_DFL)
                     signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
-                    uvicorn.Server(self.config).run(sockets=[self.sock])
+                    Server(self.config).run(sockets=[self.sock])
                 except BaseException:  # a worker never returns into the parent's code
                     code = 1
                 finally:
