@@ -268,6 +268,14 @@ def test_upgrade_and_connect_requests_are_logged_as_requests(token_server: HttpS
     upgrade.close()
     assert reply.startswith(b"HTTP/1.1 401 "), reply[:80]
     assert b"connection: close" in reply.lower()
+    rebinding = _raw(
+        token_server,
+        b"GET /mcp HTTP/1.1\r\nHost: evil.example\r\nConnection: Upgrade\r\n"
+        b"Upgrade: websocket\r\n\r\n",
+    )
+    reply = _read_all(rebinding)  # refused before anything else, and closed too
+    rebinding.close()
+    assert reply.startswith(b"HTTP/1.1 403 ") and b"connection: close" in reply.lower()
     for target in ("example.com:443", f"127.0.0.1:{port}"):
         tunnel = _raw(token_server, f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
         reply = _read_all(tunnel)

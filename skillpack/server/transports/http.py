@@ -489,6 +489,13 @@ class Contract:
                     fields[name] += b", " + value
                 else:
                     fields[name] = value
+        checked = self._check(method, path, fields)
+        if b"upgrade" in fields:  # no protocol is switched to: answer, then close
+            checked.close = True
+        return checked
+
+    def _check(self, method: str, path: str, fields: dict[bytes, bytes]) -> Reply | Request:
+        """Host and Origin, a CORS preflight, then :meth:`_admit`."""
         host = fields.get(b"host")
         if host is None:
             return refusal(400, "Bad Request: no Host header")
@@ -517,8 +524,6 @@ class Contract:
                 checked.extra = cors
             else:
                 checked.headers.extend(cors)
-        if b"upgrade" in fields:  # no protocol is switched to: answer, then close
-            checked.close = True
         return checked
 
     def _admit(self, method: str, path: str, fields: dict[bytes, bytes]) -> Reply | Request:
