@@ -53,6 +53,18 @@ def _read_all(sock: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
+def _refused(reply: bytes, status: int) -> None:
+    """``reply`` is a whole ``status`` response with a JSON-RPC error as its body, after
+    which the server closed the connection."""
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), reply[:80]
+    lines = head.lower().split(b"\r\n")
+    assert b"content-type: application/json" in lines and b"connection: close" in lines
+    assert b"content-length: %d" % len(body) in lines
+    message = json.loads(body)
+    assert message["error"]["code"] == -32600 and "id" not in message
+
+
 # -- Host and Origin --------------------------------------------------------------------
 
 
@@ -280,9 +292,9 @@ def test_upgrade_and_connect_requests_are_logged_as_requests(token_server: HttpS
         tunnel = _raw(token_server, f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
         reply = _read_all(tunnel)
         tunnel.close()
-        assert reply.startswith(b"HTTP/1.1 400 "), reply[:80]
+        _refused(reply, 400)
     garbage = _raw(token_server, b"\x16\x03\x01 not http at all\r\n\r\n")  # TLS to plain http
-    assert _read_all(garbage).startswith(b"HTTP/1.1 400 ")
+    _refused(_read_all(garbage), 400)
     garbage.close()
     token_server.wait_for(r" GET /mcp 401 ")
     token_server.wait_for(r" CONNECT - 400 ")
@@ -383,10 +395,10 @@ def test_a_client_that_never_finishes_its_headers_does_not_stop_others(
             assert running.request("POST", BODY, HEADERS).status == 200
         reply = _read_all(slow)  # after the header timeout: 408, then the server closes
         slow.close()
-        assert reply.startswith(b"HTTP/1.1 408 "), reply[:80]
+        _refused(reply, 408)
         # a connection that sends nothing at all is closed too
         silent = socket.create_connection((running.host, running.port), timeout=10)
-        assert _read_all(silent).startswith(b"HTTP/1.1 408 ")
+        _refused(_read_all(silent), 408)
         silent.close()
         # each in the access log, as the requests the app answers are
         running.wait_for(r" POST - 408 \d+ \d")
@@ -428,7 +440,7 @@ def test_headers_too_large_get_431(server: HttpServer) -> None:
     )
     reply = _read_all(sock)
     sock.close()
-    assert reply.startswith(b"HTTP/1.1 431 "), reply[:80]
+    _refused(reply, 431)
     server.wait_for(r" POST - 431 ")
 
 
@@ -439,7 +451,9 @@ def test_connections_over_the_limit_get_503(examples_skp: Path) -> None:
         for conn in held:  # each answered, then kept alive
             assert running.request("POST", BODY, HEADERS, conn=conn).status == 200
         extra = socket.create_connection((running.host, running.port), timeout=10)
-        assert _read_all(extra).startswith(b"HTTP/1.1 503 ")
+        reply = _read_all(extra)
+        _refused(reply, 503)
+        assert b"\r\nretry-after: 1\r\n" in reply
         extra.close()
         running.wait_for(r" - - 503 ")
         held[0].close()

@@ -39,19 +39,30 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 from uvicorn.server import Server
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError, UsageError
+from skillpack.server.jsonrpc import INVALID_REQUEST, RpcError, error_response
 from skillpack.server.transports.http import AccessLog, App, Reply
 
-_408 = (
-    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
-    b"content-length: 36\r\nconnection: close\r\n\r\nthe request headers did not arrive\r\n"
+
+def _raw_refusal(status: bytes, message: str, extra: bytes = b"") -> bytes:
+    """A whole response written before (or instead of) the app: a JSON-RPC error without
+    id, like every refusal the app makes, and the connection closed."""
+    body = error_response(None, RpcError(INVALID_REQUEST, message))
+    return (
+        b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n" + extra
+        + b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body)
+        + body
+    )  # fmt: skip
+
+
+_400 = _raw_refusal(b"400 Bad Request", "Bad Request: not an HTTP/1.1 request this server reads")
+_408 = _raw_refusal(b"408 Request Timeout", "Request Timeout: the request headers did not arrive")
+_431 = _raw_refusal(
+    b"431 Request Header Fields Too Large", "Request Header Fields Too Large: at most 32 KiB"
 )
-_431 = (
-    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8"
-    b"\r\ncontent-length: 27\r\nconnection: close\r\n\r\nthe headers are too large\r\n"
-)
-_503 = (
-    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
-    b"retry-after: 1\r\ncontent-length: 23\r\nconnection: close\r\n\r\ntoo many connections\r\n"
+_503 = _raw_refusal(
+    b"503 Service Unavailable",
+    "Service Unavailable: too many connections; try again",
+    b"retry-after: 1\r\n",
 )
 
 
@@ -190,12 +201,14 @@ def guarded_protocol(limits: Limits, access_log: AccessLog | None = None) -> typ
             access_log.record(self.client, method.decode(), "-", Reply(status), size, seconds)
 
         def send_400_response(self, msg: str) -> None:
-            # uvicorn's answer to a request its parser refuses; the warning it logs with
-            # it is dropped (_QuietParser), so this line is the request's record
+            # uvicorn's answer to a request its parser refuses (its text/plain body made
+            # a JSON-RPC error, as every refusal is); the warning uvicorn logs with it
+            # is dropped (_QuietParser), so the access log line is the request's record
             self._disarm()
-            super().send_400_response(msg)
-            if access_log is not None:
-                self._refused(400, b"\r\n\r\n" + msg.encode("ascii", "replace"))
+            if not self.transport.is_closing():
+                self.transport.write(_400)
+                self.transport.close()
+            self._refused(400, _400)
 
         def data_received(self, data: bytes) -> None:
             if not self._hdr_deadline and (
