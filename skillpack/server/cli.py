@@ -147,7 +147,8 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="ORIGIN",
         help="also accept browser requests from this Origin (https://app.example; '*': "
-        "any). Origins naming an accepted Host are always accepted",
+        "any): its CORS preflights are answered and its replies readable by the page. "
+        "Origins naming an accepted Host are always accepted",
     )
     add(
         "--token-file",
@@ -480,8 +481,10 @@ def _serve_http(args: argparse.Namespace) -> int:
     workers = args.workers or 1
     if workers > 1 and not hasattr(os, "fork"):
         raise UsageError("SRV020", "--workers needs a system with fork(); use one worker")
+    from skillpack.server.transports import uvicorn_core
+
     try:
-        import uvicorn  # noqa: F401 - only to know whether the extra is installed
+        uvicorn_core.load()  # uvicorn's server, without its command line
     except ImportError:
         raise UsageError(
             "SRV020",

@@ -299,8 +299,8 @@ class Protocol:
         )
 
     def _modern(self, meta: JSONObject) -> Call:
-        missing = [k for k in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY) if k not in meta]
-        if missing:
+        if PROTOCOL_VERSION_KEY not in meta or CLIENT_CAPABILITIES_KEY not in meta:
+            missing = [k for k in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY) if k not in meta]
             raise RpcError(INVALID_PARAMS, f"params._meta is missing {', '.join(missing)}")
         version = meta[PROTOCOL_VERSION_KEY]
         if not isinstance(version, str):
