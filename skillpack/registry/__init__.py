@@ -130,9 +130,11 @@ def push_bundle(
     """Push a ``.skp`` bundle (and its Sigstore signature, as a referrer) to ``ref``.
 
     ``ref`` is ``oci://REGISTRY/REPOSITORY[:TAG]`` (no tag: the manifest is pushed
-    untagged). ``name`` and ``version`` become annotations; ``SOURCE_DATE_EPOCH`` (from
-    ``environ``, default ``os.environ``) gives ``org.opencontainers.image.created``.
-    The same inputs give the same manifest digest."""
+    untagged). ``name`` and ``version`` (the verified lock's) become annotations, the
+    titles too (``NAME-VERSION.skp`` and ``NAME-VERSION.skp.sigstore.json``: never the
+    local file names); ``SOURCE_DATE_EPOCH`` (from ``environ``, default ``os.environ``)
+    gives ``org.opencontainers.image.created``. The same bundle, name and version give
+    the same manifest digest, whatever the files are called here."""
     from skillpack.registry.artifact import (
         EMPTY_DIGEST,
         EMPTY_JSON,
@@ -164,10 +166,11 @@ def push_bundle(
         raise registry_error(
             "REG053", f"{exc.filename or bundle}: cannot be read ({exc.strerror})"
         ) from None
+    title = f"{name}-{version}.skp"  # the manifest depends on the bundle, not on its path
     manifest = bundle_manifest(
         bundle_digest,
         bundle_size,
-        file_name=bundle.name,
+        file_name=title,
         name=name,
         version=version,
         source_date_epoch=epoch,
@@ -188,7 +191,7 @@ def push_bundle(
                 pushed.digest,
                 pushed.size,
                 subject,
-                file_name=signature_file.name,
+                file_name=f"{title}.sigstore.json",
                 source_date_epoch=epoch,
             )
             signature_digest = client.add_referrer(referrer, OCI_MANIFEST_MEDIA_TYPE)

@@ -413,3 +413,52 @@ def test_usage_errors_name_the_option(
     offline = skillpack("pull", ref + "@sha256:" + "1" * 64, "--offline", env=env)
     refused(offline, "REG060", 2)
     _nothing_written(tmp_path / "cache")
+
+
+# -- the manifest, referrers and files beside a pull ----------------------------------------
+
+
+def _manifest(registry: DistributionRegistry, reference: str) -> dict[str, object]:
+    repository, _, digest = reference.removeprefix(f"oci://{registry.host}/").partition("@")
+    request = urllib.request.Request(
+        f"http://{registry.host}/v2/{repository}/manifests/{digest}",
+        headers={"Accept": "application/vnd.oci.image.manifest.v1+json"},
+    )
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        return json.load(answer)  # type: ignore[no-any-return]
+
+
+def test_the_manifest_digest_does_not_depend_on_the_file_names(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """The same signed bundle pushed as dist/oci-demo-1.2.3.skp and as renamed.skp (its
+    signature renamed with it): the same manifest and the same signature referrer; the
+    titles come from the verified lock's name and version."""
+    env = cli_registry_env
+    ok(skillpack("sign", project, "--key", keys[0], env=env))
+    renamed = tmp_path / "elsewhere" / "renamed.skp"
+    renamed.parent.mkdir()
+    shutil.copyfile(project, renamed)
+    shutil.copyfile(f"{project}.sigstore.json", f"{renamed}.sigstore.json")
+    first = skillpack("push", project, registry.ref("acme/skills", "a"), env=env)
+    second = skillpack("push", renamed, registry.ref("acme/skills", "b"), env=env)
+    assert _pushed_reference(first, registry.host) == _pushed_reference(second, registry.host)
+
+    def referrer(proc: subprocess.CompletedProcess[str]) -> str:
+        (line,) = [line for line in proc.stderr.splitlines() if "as referrer" in line]
+        return line.rpartition(" ")[2]
+
+    assert referrer(first) == referrer(second)
+    manifest = _manifest(registry, first.stdout.strip())
+    assert manifest["annotations"]["org.opencontainers.image.title"] == "oci-demo-1.2.3.skp"  # type: ignore[index]
+    (layer,) = manifest["layers"]  # type: ignore[misc]
+    assert layer["annotations"] == {"org.opencontainers.image.title": "oci-demo-1.2.3.skp"}
+    signature = _manifest(registry, first.stdout.strip().rpartition("@")[0] + "@" + referrer(first))
+    (sig_layer,) = signature["layers"]  # type: ignore[misc]
+    assert sig_layer["annotations"] == {
+        "org.opencontainers.image.title": "oci-demo-1.2.3.skp.sigstore.json"
+    }
