@@ -116,6 +116,11 @@ class Pulled:
         """The bundle by digest: what was verified."""
         return str(self.fetched.reference)
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the fetch left out, and why (for standard error)."""
+        return self.fetched.notes
+
     def summary(self) -> str:
         if self.verified is not None:
             return self.verified.summary()
@@ -141,33 +146,28 @@ def fetch_verified(
     check = policy.requested or policy.signature is not None
     if check:
         policy.validate()  # bad options stop the command before any network
+    # without signature options the referrers are only written beside a pull: fetching
+    # them is best effort (a failure is a note), never a reason to refuse the bundle
     fetched = fetch_bundle(
-        reference, offline=offline, signatures=signatures or check, options=options
+        reference,
+        offline=offline,
+        signatures=signatures or check,
+        options=options,
+        best_effort_signatures=not check,
     )
     with naming_failures(fetched):
         if check:
             from skillpack.signing.errors import SignatureError
-            from skillpack.signing.verify import verify_any_signature
 
             try:
-                verified = verify_any_signature(
-                    fetched.bundle_path,
-                    fetched.signature_paths,
-                    policy,
-                    label=str(fetched.reference),
-                )
+                verified = _verify_signatures(fetched, policy)
             except SignatureError:
                 if not fetched.from_cache or offline:
                     raise
                 # the cache holds the signatures seen at the first fetch: ask the
                 # registry for the current ones before refusing
                 fetched = fetch_bundle(fetched.reference, options=options, refresh_signatures=True)
-                verified = verify_any_signature(
-                    fetched.bundle_path,
-                    fetched.signature_paths,
-                    policy,
-                    label=str(fetched.reference),
-                )
+                verified = _verify_signatures(fetched, policy)
             statement = verified.statement
             signature = verified.signature.read_bytes()
             return Pulled(
@@ -195,6 +195,21 @@ def fetch_verified(
             None,
             fetched.signature,
         )
+
+
+def _verify_signatures(fetched: FetchResult, policy: SignaturePolicy) -> VerifiedBundle:
+    """One of the fetched signature referrers must verify under ``policy``; a refusal
+    carries the fetch's notes (a referrer listed but gone, say)."""
+    from skillpack.signing.errors import SignatureError
+    from skillpack.signing.verify import verify_any_signature
+
+    try:
+        return verify_any_signature(
+            fetched.bundle_path, fetched.signature_paths, policy, label=str(fetched.reference)
+        )
+    except SignatureError as exc:
+        exc.details.extend(note for note in fetched.notes if note not in exc.details)
+        raise
 
 
 def _skill_count(path: Path) -> int:

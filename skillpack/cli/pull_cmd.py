@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -72,6 +73,8 @@ def pull(
     pulled = fetch_verified(reference, policy, options, offline=offline)
     target = output if output is not None else default_output(pulled)
     written = write_pulled(pulled, target)
+    for note in pulled.notes:
+        print(f"note: {note}", file=sys.stderr)
     source = "from the cache" if pulled.fetched.from_cache else "from the registry"
     print(f"pulled {pulled.reference} ({source})")
     print(pulled.summary())

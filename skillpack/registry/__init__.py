@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,7 +95,9 @@ class FetchResult:
     cache (read it; do not modify it). ``name`` and ``version`` come from the manifest's
     annotations and are not verified. ``signature`` is the first Sigstore bundle
     referrer (``signatures`` has all of them, in the registry's order), or ``None``;
-    ``signature_paths`` are the same signatures' files in the cache, in that order."""
+    ``signature_paths`` are the same signatures' files in the cache, in that order.
+    ``notes``: what was left out and why (a signature referrer the registry lists but no
+    longer has; with ``best_effort_signatures``, referrers that could not be fetched)."""
 
     reference: Reference
     manifest_digest: str
@@ -108,6 +110,7 @@ class FetchResult:
     signatures: tuple[bytes, ...]
     from_cache: bool
     signature_paths: tuple[Path, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def signature(self) -> bytes | None:
@@ -216,6 +219,7 @@ def fetch_bundle(
     options: ClientOptions | None = None,
     environ: Mapping[str, str] | None = None,
     refresh_signatures: bool = False,
+    best_effort_signatures: bool = False,
 ) -> FetchResult:
     """Fetch a bundle into the content-addressed cache and return where it is.
 
@@ -229,7 +233,14 @@ def fetch_bundle(
     cached (its manifest and blob are still taken from the cache when intact): for a
     caller whose check of the cached signatures failed, since signatures pushed after
     the first fetch are not in the cache's record. Ignored offline. Nothing is written
-    to the cache unless everything fetched checked out."""
+    to the cache unless everything fetched checked out.
+
+    A signature referrer the registry lists but no longer has (its manifest or its
+    signature blob answers 404: deleted) is skipped, with a note. With
+    ``best_effort_signatures`` (a caller that does not need the signatures: they are
+    not checked), any other failure while fetching referrers is a note too, never an
+    error: the bundle is returned with the signatures fetched so far, and the cache
+    records no referrers for it (the next fetch asks again)."""
     from skillpack.registry.cache import Cache
     from skillpack.registry.errors import registry_error
     from skillpack.registry.reference import parse_reference
@@ -255,7 +266,9 @@ def fetch_bundle(
             f"{reference} is not in the cache {cache.root} and the fetch is offline",
             hint="fetch it once online, or drop --offline",
         )
-    return _fetch_online(cache, reference, signatures, _options(options, environ))
+    return _fetch_online(
+        cache, reference, signatures, _options(options, environ), best_effort_signatures
+    )
 
 
 def _options(options: ClientOptions | None, environ: Mapping[str, str] | None) -> ClientOptions:
@@ -281,6 +294,7 @@ def _manifest_result(
     signatures: tuple[bytes, ...],
     from_cache: bool,
     signature_paths: tuple[Path, ...],
+    notes: tuple[str, ...] = (),
 ) -> FetchResult:
     from skillpack.registry.artifact import ANNOTATION_BUNDLE_NAME, ANNOTATION_BUNDLE_VERSION
 
@@ -296,6 +310,7 @@ def _manifest_result(
         signatures=signatures,
         from_cache=from_cache,
         signature_paths=signature_paths,
+        notes=notes,
     )
 
 
@@ -355,14 +370,16 @@ def _from_cache(
 
 
 def _fetch_online(
-    cache: Cache, reference: Reference, want_signatures: bool, options: ClientOptions
+    cache: Cache,
+    reference: Reference,
+    want_signatures: bool,
+    options: ClientOptions,
+    best_effort: bool = False,
 ) -> FetchResult:
     import contextlib
-    import io
 
     from skillpack.registry.artifact import (
         OCI_MANIFEST_MEDIA_TYPE,
-        SIGSTORE_BUNDLE_MEDIA_TYPE,
         bundle_layer,
         index_manifest,
         parse_image_manifest,
@@ -388,38 +405,18 @@ def _fetch_online(
         with staging as staged:
             if staged is not None:
                 client.get_blob(layer.digest, staged.file, size=layer.size)
-            # signatures: every Sigstore referrer whose manifest names this subject
             small: dict[str, bytes] = {fetched.digest: fetched.data}
-            entries: list[dict[str, Any]] = []
-            found: list[bytes] = []
-            paths: list[Path] = []
+            signatures = _Signatures()
             if want_signatures:
-                for descriptor in client.referrers(fetched.digest, SIGSTORE_BUNDLE_MEDIA_TYPE):
-                    referrer = client.get_manifest(descriptor.digest)
-                    parsed = parse_image_manifest(referrer.data)
-                    if parsed.subject is None or parsed.subject.digest != fetched.digest:
-                        continue  # an index entry that does not refer to this manifest
-                    layers = [
-                        d for d in parsed.layers if d.media_type == SIGSTORE_BUNDLE_MEDIA_TYPE
-                    ]
-                    if len(layers) != 1:
-                        continue
-                    buffer = io.BytesIO()
-                    client.get_blob(
-                        layers[0].digest, buffer, size=layers[0].size, max_size=MAX_SIGNATURE_SIZE
-                    )
-                    small[referrer.digest] = referrer.data
-                    small[layers[0].digest] = buffer.getvalue()
-                    entries.append(descriptor.to_json())
-                    found.append(buffer.getvalue())
-                    paths.append(cache.blob_path(layers[0].digest))
+                signatures = _fetch_signatures(client, fetched.digest, best_effort)
+                small.update(signatures.small)
             # everything checked out: only now does anything reach the cache
             if staged is not None:
                 staged.commit()
         for digest, data in small.items():
             cache.put_bytes(digest, data)
-        if want_signatures:
-            cache.put_referrers(fetched.digest, index_manifest(entries))
+        if want_signatures and signatures.complete:
+            cache.put_referrers(fetched.digest, index_manifest(signatures.entries))
         if reference.digest is None and reference.tag is not None:
             cache.put_tag(reference.registry, reference.repository, reference.tag, fetched.digest)
     return _manifest_result(
@@ -429,7 +426,78 @@ def _fetch_online(
         manifest,
         layer,
         cache.blob_path(layer.digest),
-        tuple(found),
+        tuple(signatures.found),
         False,
-        tuple(paths),
+        tuple(cache.blob_path(d) for d in signatures.blob_digests),
+        tuple(signatures.notes),
     )
+
+
+@dataclass
+class _Signatures:
+    """The signature referrers fetched for one bundle manifest."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)  #: for the cache's record
+    found: list[bytes] = field(default_factory=list)  #: the Sigstore bundles, in order
+    blob_digests: list[str] = field(default_factory=list)  #: their digests, in order
+    small: dict[str, bytes] = field(default_factory=dict)  #: manifests and blobs to cache
+    notes: list[str] = field(default_factory=list)
+    complete: bool = True  #: every referrer listed was fetched or is gone for good
+
+
+def _fetch_signatures(client: RegistryClient, subject: str, best_effort: bool) -> _Signatures:
+    """Every Sigstore referrer whose manifest names ``subject``. A referrer the registry
+    lists but no longer has (404 for its manifest or its blob) is skipped with a note;
+    with ``best_effort`` any other failure is a note too and leaves the set incomplete."""
+    import io
+
+    from skillpack.registry.artifact import SIGSTORE_BUNDLE_MEDIA_TYPE, parse_image_manifest
+    from skillpack.registry.errors import RegistryError
+
+    result = _Signatures()
+
+    def give_up(exc: RegistryError, what: str) -> None:
+        if not best_effort:
+            raise exc
+        result.complete = False
+        result.notes.append(f"{what} not fetched, left out: {_one_line(exc)}")
+
+    try:
+        descriptors = client.referrers(subject, SIGSTORE_BUNDLE_MEDIA_TYPE)
+    except RegistryError as exc:
+        give_up(exc, "the signature referrers")
+        return result
+    for descriptor in descriptors:
+        what = f"the signature referrer {descriptor.digest}"
+        try:
+            referrer = client.get_manifest(descriptor.digest)
+            parsed = parse_image_manifest(referrer.data)
+            if parsed.subject is None or parsed.subject.digest != subject:
+                continue  # an index entry that does not refer to this manifest
+            layers = [d for d in parsed.layers if d.media_type == SIGSTORE_BUNDLE_MEDIA_TYPE]
+            if len(layers) != 1:
+                continue
+            buffer = io.BytesIO()
+            client.get_blob(
+                layers[0].digest, buffer, size=layers[0].size, max_size=MAX_SIGNATURE_SIZE
+            )
+        except RegistryError as exc:
+            if exc.status == 404:
+                # listed (the referrers tag schema's index, or the API) but deleted
+                result.notes.append(
+                    f"{what} is listed but gone from the registry (HTTP 404): skipped"
+                )
+                continue
+            give_up(exc, what)
+            continue
+        result.small[referrer.digest] = referrer.data
+        result.small[layers[0].digest] = buffer.getvalue()
+        result.entries.append(descriptor.to_json())
+        result.found.append(buffer.getvalue())
+        result.blob_digests.append(layers[0].digest)
+    return result
+
+
+def _one_line(exc: RegistryError) -> str:
+    """``CODE message; detail; ...`` of an error, on one line (no hint)."""
+    return "; ".join([f"{exc.code} {exc.message}", *exc.details])

@@ -267,7 +267,8 @@ class RegistryClient:
         """Fetch a manifest by tag or digest, verified against the digest asked for and
         against ``Docker-Content-Digest`` when the registry sends one."""
         target = self._target(reference)
-        what = f"get manifest {self.registry}/{self.repository}:{target}"
+        at = "@" if is_digest(target) else ":"
+        what = f"get manifest {self.registry}/{self.repository}{at}{target}"
         response = self._send(
             "GET",
             self._url("manifests", target),

@@ -580,6 +580,7 @@ class _Source:
     pulled: bool = False
     signatures: tuple[Path, ...] = ()  #: a pulled bundle's signature referrers
     from_cache: bool = False
+    notes: tuple[str, ...] = ()  #: what the fetch left out (a referrer gone, say)
 
 
 def _resolve(
@@ -612,7 +613,16 @@ def _resolve(
         f"{origin}: {'from the cache' if fetched.from_cache else 'pulled'} "
         f"({fetched.bundle_size} bytes, {fetched.bundle_digest})"
     )
-    return _Source(fetched.bundle_path, origin, True, fetched.signature_paths, fetched.from_cache)
+    for note in fetched.notes:
+        info(f"{origin}: note: {note}")
+    return _Source(
+        fetched.bundle_path,
+        origin,
+        True,
+        fetched.signature_paths,
+        fetched.from_cache,
+        fetched.notes,
+    )
 
 
 def _check_signatures(
@@ -629,23 +639,19 @@ def _check_signatures(
     if policy is None:
         return sources
     from skillpack.signing.errors import SignatureError
-    from skillpack.signing.verify import enforce_signature, verify_any_signature
+    from skillpack.signing.verify import enforce_signature
 
     checked: list[_Source] = []
     for source in sources:
         verified: VerifiedBundle | None
         if source.pulled:
             try:
-                verified = verify_any_signature(
-                    source.path, source.signatures, policy, label=source.origin
-                )
+                verified = _verify_pulled(source, policy)
             except SignatureError:
                 if not source.from_cache or args.offline:
                     raise
                 source = _resolve(source.origin, args, True, info, refresh=True)
-                verified = verify_any_signature(
-                    source.path, source.signatures, policy, label=source.origin
-                )
+                verified = _verify_pulled(source, policy)
         elif source.path.is_dir():
             raise UsageError(
                 "SRV010",
@@ -658,6 +664,19 @@ def _check_signatures(
             info(verified.summary())
         checked.append(source)
     return checked
+
+
+def _verify_pulled(source: _Source, policy: SignaturePolicy) -> VerifiedBundle:
+    """One of a pulled bundle's signature referrers must verify; a refusal names what
+    the fetch left out (a referrer listed but gone from the registry, say)."""
+    from skillpack.signing.errors import SignatureError
+    from skillpack.signing.verify import verify_any_signature
+
+    try:
+        return verify_any_signature(source.path, source.signatures, policy, label=source.origin)
+    except SignatureError as exc:
+        exc.details.extend(note for note in source.notes if note not in exc.details)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

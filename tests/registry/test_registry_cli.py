@@ -462,3 +462,88 @@ def test_the_manifest_digest_does_not_depend_on_the_file_names(
     assert sig_layer["annotations"] == {
         "org.opencontainers.image.title": "oci-demo-1.2.3.skp.sigstore.json"
     }
+
+
+def _delete_manifest(registry: DistributionRegistry, repository: str, digest: str) -> None:
+    request = urllib.request.Request(
+        f"http://{registry.host}/v2/{repository}/manifests/{digest}", method="DELETE"
+    )
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        assert answer.status == 202
+
+
+def _referrer_of(push: subprocess.CompletedProcess[str]) -> str:
+    (line,) = [line for line in push.stderr.splitlines() if "as referrer" in line]
+    return line.rpartition(" ")[2]
+
+
+def test_a_signature_referrer_deleted_from_the_registry_is_skipped(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """The referrers tag schema's index still lists the signature manifest, which is gone
+    (404). A pull without signature options does not need it: pulled, with a note. With
+    signature options there is no signature left: SIG001 (exit 1), never REG030."""
+    env = cli_registry_env
+    private, public = keys
+    tagged = registry.ref("acme/skills", "1")
+    push = skillpack("push", project, tagged, "--sign", "--key", private, env=env)
+    by_digest = _pushed_reference(push, registry.host)
+    _delete_manifest(registry, "acme/skills", _referrer_of(push))
+    out = tmp_path / "out"
+    out.mkdir()
+
+    pulled = ok(skillpack("pull", tagged, "-o", out / "a.skp", env=env))
+    assert "gone from the registry (HTTP 404): skipped" in pulled.stderr
+    assert files_under(out) == [out / "a.skp"]  # no signature to write beside it
+    assert (out / "a.skp").read_bytes() == project.read_bytes()
+    ok(skillpack("verify", tagged, env=env))
+
+    fresh = {**env, "SKILLPACK_CACHE_DIR": str(tmp_path / "fresh-cache")}
+    for environment in (env, fresh):  # the cache's record, and the registry itself
+        message = refused(
+            skillpack("pull", by_digest, "--key", public, "-o", out / "b.skp", env=environment),
+            "SIG001",
+            1,
+        )
+        assert "gone from the registry (HTTP 404)" in message and "REG030" not in message
+    refused(skillpack("verify", tagged, "--key", public, env=fresh), "SIG001", 1)
+    for environment in (env, {**env, "SKILLPACK_CACHE_DIR": str(tmp_path / "serve-cache")}):
+        served = serve_list(tagged, "--require-signature", "--key", public, env=environment)[0]
+        assert "REG030" not in refused(served, "SIG001", 1)
+        assert served.stdout == ""
+    assert files_under(out) == [out / "a.skp"]
+
+
+def test_signature_referrers_that_cannot_be_fetched_stop_only_what_needs_them(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """The signature blob changed in the registry's storage: a pull without signature
+    options is not about signatures (pulled, a note, no signature written); with
+    --key it is a failed check (REG042, exit 1), and the cache recorded no referrers."""
+    env = cli_registry_env
+    private, public = keys
+    tagged = registry.ref("acme/skills", "1")
+    push = skillpack("push", project, tagged, "--sign", "--key", private, env=env)
+    _pushed_reference(push, registry.host)
+    signature = _manifest(registry, f"oci://{registry.host}/acme/skills@{_referrer_of(push)}")
+    blob = registry.blob_data(signature["layers"][0]["digest"])  # type: ignore[index]
+    data = blob.read_bytes()
+    blob.write_bytes(data[:-2] + b"\n\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    pulled = ok(skillpack("pull", tagged, "-o", out / "a.skp", env=env))
+    assert "note: the signature referrer" in pulled.stderr and "REG042" in pulled.stderr
+    assert files_under(out) == [out / "a.skp"]
+    refused(skillpack("pull", tagged, "--key", public, "-o", out / "b.skp", env=env), "REG042", 1)
+    refused(serve_list(tagged, "--require-signature", "--key", public, env=env)[0], "REG042", 1)
+    assert files_under(out) == [out / "a.skp"]
+    blob.write_bytes(data)  # repaired: the next pull fetches the referrers again
+    ok(skillpack("pull", tagged, "--key", public, "-o", out / "b.skp", env=env))
