@@ -11,6 +11,7 @@ with the one atomic writer.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -245,15 +246,31 @@ def default_output(pulled: Pulled) -> Path:
     return Path(name)
 
 
-def write_pulled(pulled: Pulled, output: Path) -> list[Path]:
+@dataclass(frozen=True)
+class PullWritten:
+    """What :func:`write_pulled` did: the files written, and a stale signature removed."""
+
+    written: list[Path]
+    removed: Path | None = None
+
+
+def write_pulled(pulled: Pulled, output: Path) -> PullWritten:
     """Write the verified bundle to ``output`` and its signature (if it has one) to
     ``OUTPUT.sigstore.json``, each atomically (``skillpack._internal.fsutil``): on any
-    failure neither file is replaced. Returns the paths written."""
+    failure neither file is replaced.
+
+    A bundle pulled without a signature never lands beside an ``OUTPUT.sigstore.json``
+    about another archive (one left by an earlier pull, say: ``verify OUTPUT --key``
+    would then fail on it): that file is set aside before the bundle is renamed into
+    place and removed after, or put back if the bundle cannot be written. A signature
+    that names this very archive is kept."""
     from skillpack._internal.fsutil import atomic_writer
     from skillpack.signing.policy import default_signature_path
 
     written = [output]
     signature_path = default_signature_path(output)
+    stale = None if pulled.signature is not None else _stale_signature(signature_path, pulled)
+    aside: Path | None = None
     try:
         with atomic_writer(output) as out:
             with pulled.fetched.bundle_path.open("rb") as source:
@@ -264,7 +281,11 @@ def write_pulled(pulled: Pulled, output: Path) -> list[Path]:
                 with atomic_writer(signature_path) as sig:
                     sig.write(pulled.signature)
                 written.append(signature_path)
+            elif stale is not None:
+                # last before the bundle's rename: never a new bundle beside it
+                aside = _set_aside(stale)
     except OSError as exc:
+        _put_back(aside, stale)
         target = exc.filename or output
         raise SkillpackError(
             "PUL001",
@@ -272,7 +293,49 @@ def write_pulled(pulled: Pulled, output: Path) -> list[Path]:
             hint="name a writable file with -o FILE",
             exit_code=EXIT_FINDINGS,
         ) from None
-    return written
+    except BaseException:
+        _put_back(aside, stale)
+        raise
+    if aside is not None:
+        aside.unlink(missing_ok=True)
+    return PullWritten(written, stale)
+
+
+def _stale_signature(path: Path, pulled: Pulled) -> Path | None:
+    """``path`` when it exists and is not a signature of the pulled archive (by the
+    digest it claims, read without verifying anything: a file that cannot be read as a
+    signature is not about this archive either)."""
+    if not os.path.lexists(path):
+        return None
+    from skillpack.signing.verify import claimed_subject
+
+    try:
+        if claimed_subject(path) == pulled.archive_digest:
+            return None
+    except SkillpackError:
+        pass
+    return path
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename ``path`` to a hidden name beside it (put back by :func:`_put_back`)."""
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".stale", dir=path.parent)
+    os.close(fd)
+    aside = Path(name)
+    try:
+        os.replace(path, aside)
+    except OSError:
+        aside.unlink(missing_ok=True)
+        raise
+    return aside
+
+
+def _put_back(aside: Path | None, path: Path | None) -> None:
+    if aside is not None and path is not None:
+        with contextlib.suppress(OSError):
+            os.replace(aside, path)
 
 
 # -- pushing -----------------------------------------------------------------------------------

@@ -78,5 +78,10 @@ def pull(
     source = "from the cache" if pulled.fetched.from_cache else "from the registry"
     print(f"pulled {pulled.reference} ({source})")
     print(pulled.summary())
-    for path in written:
+    for path in written.written:
         print(f"wrote {display_path(path)}")
+    if written.removed is not None:
+        print(
+            f"removed {display_path(written.removed)}: not a signature of this bundle "
+            "(pulled without one)"
+        )

@@ -547,3 +547,56 @@ def test_signature_referrers_that_cannot_be_fetched_stop_only_what_needs_them(
     assert files_under(out) == [out / "a.skp"]
     blob.write_bytes(data)  # repaired: the next pull fetches the referrers again
     ok(skillpack("pull", tagged, "--key", public, "-o", out / "b.skp", env=env))
+
+
+def test_an_unsigned_pull_never_lands_beside_another_archives_signature(
+    registry: DistributionRegistry,
+    project: Path,
+    other_bundle: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """out.skp.sigstore.json from an earlier pull of another bundle: pulling an unsigned
+    bundle to out.skp removes it (verify --key then says SIG001, no signature, not a
+    mismatch); a signature of this very archive is kept; a write that fails puts the
+    old signature back."""
+    env = cli_registry_env
+    private, public = keys
+    signed = _pushed_reference(
+        skillpack("push", other_bundle, registry.ref("acme/skills", "other"), "--sign", "--key",
+                  private, env=env),
+        registry.host,
+    )  # fmt: skip
+    unsigned = _pushed_reference(
+        skillpack("push", project, registry.ref("acme/skills", "1"), env=env), registry.host
+    )
+    out = tmp_path / "out"
+    target = out / "out.skp"
+    ok(skillpack("pull", signed, "--key", public, "-o", target, env=env))
+    ok(skillpack("verify", target, "--key", public, env=env))
+    pulled = ok(skillpack("pull", unsigned, "-o", target, env=env))
+    assert "removed" in pulled.stdout and "out.skp.sigstore.json" in pulled.stdout
+    assert files_under(out) == [target] and target.read_bytes() == project.read_bytes()
+    ok(skillpack("verify", target, env=env))
+    refused(skillpack("verify", target, "--key", public, env=env), "SIG001", 1)
+
+    # a signature of this archive (signed here, never pushed) stays beside it
+    ok(skillpack("sign", target, "--key", private, env=env))
+    kept = Path(f"{target}.sigstore.json").read_bytes()
+    again = ok(skillpack("pull", unsigned, "-o", target, env=env))
+    assert "removed" not in again.stdout
+    assert Path(f"{target}.sigstore.json").read_bytes() == kept
+    ok(skillpack("verify", target, "--key", public, env=env))
+
+    # the bundle cannot be written (a directory is in the way): the stale signature,
+    # set aside for the rename, is put back, and nothing else is left behind
+    blocked = out / "blocked.skp"
+    (blocked / "x").mkdir(parents=True)
+    stale = Path(f"{blocked}.sigstore.json")
+    stale.write_bytes(b"an old signature")
+    refused(skillpack("pull", unsigned, "-o", blocked, env=env), "PUL001", 1)
+    assert stale.read_bytes() == b"an old signature"
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["out.skp", "out.skp.sigstore.json", "blocked.skp", "blocked.skp.sigstore.json"]
+    )
