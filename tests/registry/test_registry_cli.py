@@ -600,3 +600,41 @@ def test_an_unsigned_pull_never_lands_beside_another_archives_signature(
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["out.skp", "out.skp.sigstore.json", "blocked.skp", "blocked.skp.sigstore.json"]
     )
+
+
+# -- credentials: only the ones meant for this registry --------------------------------------
+
+
+def _netrc(tmp_path: Path, login: str, password: str) -> dict[str, str]:
+    path = tmp_path / "netrc"
+    path.write_text(f"machine 127.0.0.1 login {login} password {password}\n", encoding="utf-8")
+    path.chmod(0o600)
+    return {"NETRC": str(path)}
+
+
+def test_a_netrc_entry_for_the_registry_host_is_never_used(
+    basic_registry: DistributionRegistry,
+    token_server: TokenServer,
+    bearer_registry: DistributionRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """requests would read ~/.netrc or $NETRC (trust_env) and put its credentials over
+    the client's own Authorization header, and on the first, anonymous request."""
+    # a wrong password in netrc: --username with --password-stdin still pushes (the
+    # token server gets the right one)
+    wrong = {**cli_registry_env, **_netrc(tmp_path, WRITER, "netrc-Wrong-pw")}
+    tagged = bearer_registry.ref("acme/skills", "1")
+    ok(skillpack("push", project, tagged, "--username", WRITER, "--password-stdin",
+                 env=wrong, stdin=PASSWORDS[WRITER]))  # fmt: skip
+    assert all(not r.get("refused") for r in token_server.requests)
+    # the right password in netrc: not used either (no credentials given: REG020)
+    right = {**cli_registry_env, **_netrc(tmp_path, "alice", USERS["alice"])}
+    basic = basic_registry.ref("acme/skills", "1")
+    refused(skillpack("push", project, basic, env=right), "REG020", 2)
+    ok(skillpack("push", project, basic, "--username", "alice", "--password-stdin",
+                 env=right, stdin=USERS["alice"]))  # fmt: skip
+    refused(skillpack("pull", basic, "-o", tmp_path / "x.skp", env=right), "REG020", 2)
+    refused(serve_list(basic, env=right)[0], "REG020", 2)
+    assert not (tmp_path / "x.skp").exists()

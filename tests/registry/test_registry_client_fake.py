@@ -304,3 +304,30 @@ def test_loopback_registries_bypass_proxies_from_the_environment(
     for name in ("NO_PROXY", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
     assert _client(fake, options).blob_exists("sha256:" + "1" * 64) is False
+
+
+def test_proxies_from_the_environment_still_apply_off_loopback(
+    fake: FakeRegistry, options: ClientOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session does not trust the environment (no netrc), but its proxies are still
+    used: a registry off loopback is reached through HTTP_PROXY (the fake registry is
+    the proxy here, answering the absolute-form requests), unless NO_PROXY names it."""
+    import dataclasses
+
+    from skillpack.registry.transport import _proxies
+
+    monkeypatch.setenv("HTTP_PROXY", f"http://{fake.host}")
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    for name in ("NO_PROXY", "no_proxy", "http_proxy", "https_proxy", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    insecure = dataclasses.replace(options, insecure=True)
+    client = RegistryClient("registry.test", "acme/skills", insecure)
+    assert client.blob_exists("sha256:" + "1" * 64) is False
+    assert ("HEAD", "/v2/acme/skills/blobs/sha256:" + "1" * 64) in fake.log
+    assert _proxies("https://registry.test/v2/") == {
+        "http": f"http://{fake.host}",
+        "https": "http://proxy.invalid:3128",
+    }
+    monkeypatch.setenv("NO_PROXY", "registry.test")
+    assert _proxies("https://registry.test/v2/") == {}
+    assert _proxies("http://127.0.0.1:5000/v2/") == {}  # loopback: never a proxy
