@@ -96,6 +96,7 @@ class RegistryClient:
             explicit=self.options.credentials,
             environ=self.options.environ,
             docker_config=self.options.docker_config,
+            environment_registry=self.options.environment_registry,
         )
         self._referrers_api: bool | None = None
 

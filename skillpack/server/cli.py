@@ -598,9 +598,17 @@ def _resolve(
     if not text.startswith(OCI_SCHEME):
         return _Source(Path(text), text)
     from skillpack.registry import fetch_bundle
-    from skillpack.registry.options import ClientOptions
+    from skillpack.registry.options import NO_REGISTRY, ClientOptions
+    from skillpack.registry.reference import parse_reference
 
-    options = ClientOptions(timeout=args.timeout, insecure=args.insecure_registry)
+    # SKILLPACK_REGISTRY_USERNAME/PASSWORD go to the registry SKILLPACK_REGISTRY names,
+    # else to the one registry of the oci:// sources; with several, to none of them
+    registries = {parse_reference(s).registry for s in args.sources if s.startswith(OCI_SCHEME)}
+    options = ClientOptions(
+        timeout=args.timeout,
+        insecure=args.insecure_registry,
+        environment_registry=None if len(registries) <= 1 else NO_REGISTRY,
+    )
     fetched = fetch_bundle(
         text,
         offline=args.offline,

@@ -24,6 +24,7 @@ from skillpack.signing.keys import generate_keypair
 from tests.conftest import cli_env, run_cli
 from tests.mcp_wire import HANG_GUARD_S, request_line
 from tests.registry.conftest import PASSWORDS, READER, USERS, WRITER, files_under
+from tests.registry.fake_registry import FakeRegistry
 from tests.registry.servers import DistributionRegistry, TokenServer, closed_port
 from tests.signing.conftest import IDENTITY
 from tests.sigstore_local import LocalSigstore
@@ -638,3 +639,48 @@ def test_a_netrc_entry_for_the_registry_host_is_never_used(
     refused(skillpack("pull", basic, "-o", tmp_path / "x.skp", env=right), "REG020", 2)
     refused(serve_list(basic, env=right)[0], "REG020", 2)
     assert not (tmp_path / "x.skp").exists()
+
+
+def test_environment_credentials_go_to_one_registry_only(
+    basic_registry: DistributionRegistry,
+    fake: FakeRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """SKILLPACK_REGISTRY_USERNAME/PASSWORD are offered to the registry SKILLPACK_REGISTRY
+    names, else to the registry of the command's own reference, and serve with sources
+    on several registries offers them to none: another registry that asks for
+    credentials (the fake one, recording every Authorization header) never gets them."""
+    fake.challenge = 'Basic realm="elsewhere"'
+    ok(skillpack("push", project, basic_registry.ref("acme/skills", "1"), "--username", "alice",
+                 "--password-stdin", env=cli_registry_env, stdin=USERS["alice"]))  # fmt: skip
+    creds = {
+        **cli_registry_env,
+        "SKILLPACK_REGISTRY_USERNAME": "alice",
+        "SKILLPACK_REGISTRY_PASSWORD": USERS["alice"],
+    }
+    pinned = {**creds, "SKILLPACK_REGISTRY": basic_registry.host}
+    basic, other = basic_registry.ref("acme/skills", "1"), fake.ref("acme/skills", "1")
+    out = tmp_path / "out"
+
+    ok(skillpack("pull", basic, "-o", out / "a.skp", env=pinned))
+    message = refused(skillpack("pull", other, "-o", out / "b.skp", env=pinned), "REG020", 2)
+    assert f"SKILLPACK_REGISTRY={fake.host}" in message  # says why they were not offered
+    served = serve_list(basic, other, env=pinned)[0]  # the first pulled, the other refused
+    assert f"oci://{basic_registry.host}/acme/skills@sha256:" in served.stderr
+    assert ": pulled (" in served.stderr
+    refused(served, "REG020", 2)
+    # no SKILLPACK_REGISTRY: serve's sources are on two registries, so neither gets them
+    refused(serve_list(other, basic, env=creds)[0], "REG020", 2)
+    refused(serve_list(basic, other, env=creds)[0], "REG020", 2)
+    assert fake.authorizations == []
+    assert USERS["alice"] not in message
+    # the command's own reference: the one registry they are offered to (the fake one
+    # takes any credentials, then has no such manifest)
+    refused(skillpack("pull", other, "-o", out / "b.skp", env=creds), "REG030", 2)
+    assert fake.authorizations and all(a.startswith("Basic ") for a in fake.authorizations)
+    # SKILLPACK_REGISTRY must be host[:port]
+    bad = {**creds, "SKILLPACK_REGISTRY": f"https://{basic_registry.host}/v2/"}
+    refused(skillpack("pull", basic, "-o", out / "c.skp", env=bad), "REG025", 2)
+    assert files_under(out) == [out / "a.skp"]
