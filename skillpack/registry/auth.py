@@ -329,7 +329,9 @@ class Authenticator:
         token = answer.get("token") or answer.get("access_token")
         if not isinstance(token, str) or not token:
             raise self.transport.error(
-                "REG023", f"the token server {realm_host} of {self.registry} sent no token"
+                "REG023",
+                f"the token server {realm_host} of {self.registry} sent no token",
+                status=response.status_code,
             )
         self.transport.add_secret(token)
         refresh = answer.get("refresh_token")

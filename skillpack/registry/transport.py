@@ -179,6 +179,7 @@ class Transport:
                     "REG014",
                     f"{method} {_path(url)}: "
                     + ("a redirect without a Location" if not location else "too many redirects"),
+                    status=response.status_code,
                 )
             target = urljoin(url, location)
             if urlsplit(target).netloc != urlsplit(url).netloc:
@@ -336,7 +337,9 @@ def read_body(response: requests.Response, limit: int, what: str) -> bytes:
             total += len(chunk)
             if total > limit:
                 raise registry_error(
-                    "REG044", f"{what} is larger than {limit} bytes; refusing to read more"
+                    "REG044",
+                    f"{what} is larger than {limit} bytes; refusing to read more",
+                    status=response.status_code,
                 )
             chunks.append(chunk)
     return b"".join(chunks)

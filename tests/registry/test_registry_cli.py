@@ -684,3 +684,34 @@ def test_environment_credentials_go_to_one_registry_only(
     bad = {**creds, "SKILLPACK_REGISTRY": f"https://{basic_registry.host}/v2/"}
     refused(skillpack("pull", basic, "-o", out / "c.skp", env=bad), "REG025", 2)
     assert files_under(out) == [out / "a.skp"]
+
+
+def test_registry_failures_show_the_http_status(
+    token_server: TokenServer,
+    bearer_registry: DistributionRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    env = cli_registry_env
+    tagged = bearer_registry.ref("acme/skills", "1")
+    # the token server refuses the password: its 401 is shown, not only the code
+    wrong = skillpack("push", project, tagged, "--username", WRITER, "--password-stdin",
+                      env=env, stdin="not-the-password")  # fmt: skip
+    message = refused(wrong, "REG021", 2)
+    assert "the token server" in message and "\n  HTTP 401" in message
+    assert "not-the-password" not in message
+    # a tag that is not there
+    absent = skillpack("pull", tagged, "--username", READER, "--password-stdin",
+                       "-o", tmp_path / "x.skp", env=env, stdin=PASSWORDS[READER])  # fmt: skip
+    message = refused(absent, "REG030", 2)
+    assert "HTTP 404" in message and "MANIFEST_UNKNOWN" in message
+    # a token server that answers 200 without a token (a fake registry's /v2/ answers
+    # {}): REG023 with its status
+    with FakeRegistry() as realm, FakeRegistry() as fake:
+        fake.challenge = f'Bearer realm="http://{realm.host}/v2/",service="fake"'
+        broken = skillpack("pull", fake.ref("acme/skills", "1"), "-o", tmp_path / "x.skp",
+                           env=env)  # fmt: skip
+    message = refused(broken, "REG023", 2)
+    assert "sent no token" in message and "\n  HTTP 200" in message
+    assert not (tmp_path / "x.skp").exists()

@@ -331,3 +331,25 @@ def test_proxies_from_the_environment_still_apply_off_loopback(
     monkeypatch.setenv("NO_PROXY", "registry.test")
     assert _proxies("https://registry.test/v2/") == {}
     assert _proxies("http://127.0.0.1:5000/v2/") == {}  # loopback: never a proxy
+
+
+def test_an_upload_without_a_location_shows_the_status(
+    fake: FakeRegistry, options: ClientOptions
+) -> None:
+    fake.fail_next = [(404, {}), (202, {})]  # no such blob yet; an upload with no Location
+    with pytest.raises(RegistryError) as info:
+        _client(fake, options).push_blob(b"some bytes")
+    assert info.value.code == "REG032" and info.value.status == 202
+    assert "without a Location\n  HTTP 202" in str(info.value)
+
+
+def test_the_http_status_is_shown_once() -> None:
+    from skillpack.registry.errors import registry_error
+
+    plain = registry_error("REG023", "the token server sent no token", status=200)
+    assert plain.details == ["HTTP 200"] and str(plain).endswith("\n  HTTP 200")
+    parts = registry_error("REG031", "x", status=500, details=["HTTP 500 Internal Server Error"])
+    assert parts.details == ["HTTP 500 Internal Server Error"]
+    in_message = registry_error("REG031", "x: the registry answered HTTP 502", status=502)
+    assert in_message.details == []
+    assert registry_error("REG011", "connection refused").details == []
