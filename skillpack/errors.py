@@ -82,7 +82,7 @@ CODES: dict[str, ErrorCode] = {}
 RETIRED: dict[str, str] = {}
 #: modules that :func:`register` a table of their own when imported; the docs writer
 #: and the tests import them (a module that does not exist yet is skipped)
-PACKAGE_TABLES: tuple[str, ...] = ("skillpack.registry.errors",)
+PACKAGE_TABLES: tuple[str, ...] = ("skillpack.registry.errors", "skillpack.install.errors")
 
 
 def register(family: Family, codes: Iterable[ErrorCode]) -> None:
@@ -700,6 +700,7 @@ _ORDER = (
     "SIG",
     "REG",
     "PUL",
+    "INS",
     "SRV",
     "CLI",
     "OUT",

@@ -94,3 +94,26 @@ def test_fmt_hook_rewrites_and_then_passes(tmp_path: Path, pre_commit_home: Path
     _git(repo, "add", ".")
     proc = _try_repo(repo, "skillpack-fmt", pre_commit_home)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_install_check_hook_catches_drift(tmp_path: Path, pre_commit_home: Path) -> None:
+    from tests.conftest import run_cli, write_skill
+
+    source = tmp_path / "source"
+    (source / "skillpack.toml").parent.mkdir(parents=True)
+    (source / "skillpack.toml").write_text('name = "team"\nversion = "1.0.0"\nroots = ["s"]\n')
+    write_skill(source / "s", "deploy", files={"scripts/run.sh": "#!/bin/sh\n"})
+    bundle = tmp_path / "team.skp"
+    assert run_cli("build", source, "-o", bundle, "--no-lint").returncode == 0
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    assert run_cli("install", bundle, "-a", "claude-code", cwd=repo).returncode == 0
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    proc = _try_repo(repo, "skillpack-install-check", pre_commit_home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (repo / ".claude" / "skills" / "deploy" / "scripts" / "run.sh").write_text("#!/bin/sh\nrm\n")
+    _git(repo, "add", ".")
+    proc = _try_repo(repo, "skillpack-install-check", pre_commit_home)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "modified: .claude/skills/deploy/scripts/run.sh" in proc.stdout

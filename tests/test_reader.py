@@ -344,3 +344,7 @@ def test_canonical_and_parsed_locks_give_the_same_manifest(base: Path) -> None:
     doc = json.loads(index)
     doc["skills"][0]["files"][0][2] = "sha256:" + "G" * 64
     assert _canonical_lock_manifest(lock, json.dumps(doc).encode()) is None
+    # nor one canonical JSON cannot hold (json.loads reads NaN; the index never has it)
+    doc = json.loads(index)
+    doc["skills"][0]["frontmatter"]["ratio"] = float("nan")
+    assert _canonical_lock_manifest(lock, json.dumps(doc).encode()) is None

@@ -165,3 +165,56 @@ def replace_files(root: Path, files: Iterable[NewFile], modes: Modes = Modes()) 
             raise
         count += 1
     return count
+
+
+# --- putting a staged tree in place --------------------------------------------------------
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _load_renameat2() -> object | None:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                         ctypes.c_uint]  # fmt: skip
+    function.restype = ctypes.c_int
+    return function
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the two existing paths ``a`` and ``b`` in one atomic step (Linux
+    ``renameat2(RENAME_EXCHANGE)``). False where the system or file system cannot."""
+    function = _load_renameat2()
+    if not callable(function):
+        return False
+    import ctypes
+
+    if function(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    import errno
+
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def swap_into_place(staged: Path, dest: Path, old: Path) -> bool:
+    """Put ``staged`` (a directory or a symlink) at ``dest``. Where ``dest`` exists it is
+    exchanged with ``staged`` in one step, and what was there ends up at ``staged``'s
+    name; without an atomic exchange it is moved to ``old`` first (a process killed in
+    between leaves ``dest`` missing and its old contents at ``old``). Returns whether
+    something was replaced (then at ``staged`` or ``old``)."""
+    if not os.path.lexists(dest):
+        os.rename(staged, dest)
+        return False
+    if exchange(staged, dest):
+        return True
+    os.rename(dest, old)
+    os.rename(staged, dest)
+    return True

@@ -309,7 +309,11 @@ def _canonical_lock_manifest(lock: bytes, index: bytes) -> Manifest | None:
         check_manifest(manifest, LOCK_ENTRY)
     except (BundleError, LockError):
         return None
-    if render_lock_and_index(manifest) != (lock, index):
+    try:
+        rendered = render_lock_and_index(manifest)
+    except ValueError:  # a value JSON reads and TOML or canonical JSON cannot hold (NaN)
+        return None
+    if rendered != (lock, index):
         return None
     return manifest
 

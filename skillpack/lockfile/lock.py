@@ -209,12 +209,12 @@ def render_skill(skill: SkillEntry) -> str:
         import tomli_w  # only writers need it
 
         return tomli_w.dumps({"skills": [skill_table(skill)]})
-    out = [f"[[skills]]\npath = {_string(skill.skill_path)}\nuri = {_string(skill.uri)}\n"]
+    out = [f"[[skills]]\npath = {toml_string(skill.skill_path)}\nuri = {toml_string(skill.uri)}\n"]
     if nulls:
         out.append(f"frontmatter-nulls = {_array(nulls)}\n")
     for f in skill.files:
-        out.append(f"\n[[skills.files]]\npath = {_string(f.path)}\nsize = {f.size}\n"
-                   f"digest = {_string(f.digest)}\n")  # fmt: skip
+        out.append(f"\n[[skills.files]]\npath = {toml_string(f.path)}\nsize = {f.size}\n"
+                   f"digest = {toml_string(f.digest)}\n")  # fmt: skip
         if f.executable:
             out.append("executable = true\n")
     out.append("\n")
@@ -227,7 +227,8 @@ _ESCAPED = re.compile(r'[\x00-\x08\x0a-\x1f\x7f"\\]')
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
 
 
-def _string(text: str) -> str:
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, escaped exactly as tomli-w escapes it."""
     if _ESCAPED.search(text) is None:
         return f'"{text}"'
     import tomli_w
@@ -239,20 +240,20 @@ def _fits_inline(f: FileEntry) -> bool:
     """Whether tomli-w would write ``f`` as an inline table: its line ``    { path = …,
     size = …, digest = … },`` is at most 100 characters (a real digest alone makes it
     longer)."""
-    width = 36 + len(_string(f.path)) + len(str(f.size)) + len(_string(f.digest))
+    width = 36 + len(toml_string(f.path)) + len(str(f.size)) + len(toml_string(f.digest))
     return width + (19 if f.executable else 0) <= 100
 
 
 def _array(items: Sequence[str]) -> str:
     """A non-empty list of strings, one per line, as tomli-w writes it."""
-    return "[\n" + "".join(f"    {_string(item)},\n" for item in items) + "]"
+    return "[\n" + "".join(f"    {toml_string(item)},\n" for item in items) + "]"
 
 
 def _literal(value: object) -> str | None:
     """``value`` as a TOML value the way tomli-w writes it; None when not a string,
     number, boolean or list of those."""
     if isinstance(value, str):
-        return _string(value)
+        return toml_string(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

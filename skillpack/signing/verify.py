@@ -187,11 +187,17 @@ def archive_digest(archive: Path) -> str:
 
 
 def verify_signed_bundle(
-    archive: Path, policy: SignaturePolicy, *, label: str | None = None
+    archive: Path,
+    policy: SignaturePolicy,
+    *,
+    label: str | None = None,
+    bundle: Bundle | None = None,
 ) -> VerifiedBundle:
     """Verify ``archive`` against its signature (``policy.signature`` or
     ``ARCHIVE.sigstore.json``) under ``policy``. Fails closed. ``label`` names the
-    archive in messages instead of its path (a bundle pulled into a cache).
+    archive in messages instead of its path (a bundle pulled into a cache). ``bundle``:
+    the archive already open in full mode (a caller that goes on reading its files
+    checks the signature against the very bytes it reads).
 
     Steps 1 to 3 run on the archive's raw bytes before the reader opens it, so a
     changed archive is reported as SIG010, not as whatever the reader trips over."""
@@ -205,9 +211,14 @@ def verify_signed_bundle(
         checked = check_signature(signature, policy)
         statement = check_statement(checked.payload_type, checked.payload, signature.where)
         check_subject(statement, digest, where)
-        with open_bundle(archive, mode="full") as bundle:
-            check_subject(statement, bundle.archive_digest(), where)  # unchanged meanwhile
+        if bundle is not None:
+            assert bundle.mode == "full", "the signed contents are checked on a full bundle"
+            check_subject(statement, bundle.archive_digest(), where)
             check_contents(statement, bundle, where)
+        else:
+            with open_bundle(archive, mode="full") as opened:
+                check_subject(statement, opened.archive_digest(), where)  # unchanged meanwhile
+                check_contents(statement, opened, where)
         return VerifiedBundle(
             archive,
             signature_path,
@@ -241,7 +252,12 @@ def claimed_subject(signature_path: Path) -> str:
 
 
 def verify_any_signature(
-    archive: Path, signatures: Sequence[Path], policy: SignaturePolicy, *, label: str | None = None
+    archive: Path,
+    signatures: Sequence[Path],
+    policy: SignaturePolicy,
+    *,
+    label: str | None = None,
+    bundle: Bundle | None = None,
 ) -> VerifiedBundle:
     """Verify ``archive`` against candidate signature files, in order (a registry holds
     one signature referrer per signer): the first that verifies under ``policy`` wins.
@@ -265,7 +281,9 @@ def verify_any_signature(
     refused: list[SignatureError] = []
     for signature in signatures:
         try:
-            return verify_signed_bundle(archive, replace(policy, signature=signature), label=label)
+            return verify_signed_bundle(
+                archive, replace(policy, signature=signature), label=label, bundle=bundle
+            )
         except SignatureError as exc:
             refused.append(exc)
     first = refused[0]

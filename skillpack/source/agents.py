@@ -74,25 +74,28 @@ class Agent:
 
 
 _CLAUDE = ".claude/skills"
+_U = UNIVERSAL_DIR
 
-#: Every agent skillpack knows, by name. Sources: each agent's documentation of where it
-#: reads skills; names and install directories as the ``skills`` installer CLI has them.
+#: Every agent skillpack knows, by name. Names, install directories (the first project
+#: directory) and user directories as the ``skills`` installer CLI 1.7.4 has them, so
+#: that an agent reads what ``skillpack install`` puts there and ``skills list`` sees
+#: it; ``also_reads`` adds the directories each agent's own documentation names.
 AGENTS: tuple[Agent, ...] = (
-    Agent("universal", "Any Agent Skills agent", UNIVERSAL_DIR, "~/.agents"),
+    Agent("universal", "Any Agent Skills agent", _U, "~/.agents"),
     Agent("claude-code", "Claude Code", _CLAUDE, "~/.claude", home_env="CLAUDE_CONFIG_DIR"),
-    Agent("codex", "OpenAI Codex", UNIVERSAL_DIR, "~/.codex", home_env="CODEX_HOME",
+    Agent("codex", "OpenAI Codex", _U, "~/.codex", home_env="CODEX_HOME",
           also_reads=(".codex/skills",)),
-    Agent("cursor", "Cursor", ".cursor/skills", "~/.cursor", also_reads=(UNIVERSAL_DIR,)),
-    Agent("github-copilot", "GitHub Copilot", ".github/skills", "~/.copilot",
-          also_reads=(UNIVERSAL_DIR, _CLAUDE)),
-    Agent("gemini-cli", "Gemini CLI", ".gemini/skills", "~/.gemini", also_reads=(UNIVERSAL_DIR,)),
-    Agent("opencode", "OpenCode", ".opencode/skills", "$XDG_CONFIG_HOME/opencode",
-          also_reads=(UNIVERSAL_DIR, _CLAUDE)),
+    Agent("cursor", "Cursor", _U, "~/.cursor", also_reads=(".cursor/skills",)),
+    Agent("github-copilot", "GitHub Copilot", _U, "~/.copilot",
+          also_reads=(".github/skills", _CLAUDE)),
+    Agent("gemini-cli", "Gemini CLI", _U, "~/.gemini", also_reads=(".gemini/skills",)),
+    Agent("opencode", "OpenCode", _U, "$XDG_CONFIG_HOME/opencode",
+          also_reads=(".opencode/skills", _CLAUDE)),
     Agent("windsurf", "Windsurf", ".windsurf/skills", "~/.codeium/windsurf"),
     Agent("goose", "Goose", ".goose/skills", "$XDG_CONFIG_HOME/goose"),
     Agent("roo", "Roo Code", ".roo/skills", "~/.roo"),
-    Agent("cline", "Cline", ".cline/skills", "~/.cline", also_reads=(UNIVERSAL_DIR,)),
-    Agent("amp", "Amp", UNIVERSAL_DIR, "$XDG_CONFIG_HOME/agents", also_reads=(_CLAUDE,)),
+    Agent("cline", "Cline", _U, "~/.agents", also_reads=(".cline/skills",)),
+    Agent("amp", "Amp", _U, "$XDG_CONFIG_HOME/agents", also_reads=(_CLAUDE,)),
     Agent("kiro-cli", "Kiro CLI", ".kiro/skills", "~/.kiro"),
     Agent("junie", "Junie", ".junie/skills", "~/.junie"),
     Agent("continue", "Continue", ".continue/skills", "~/.continue"),
@@ -100,9 +103,8 @@ AGENTS: tuple[Agent, ...] = (
     Agent("codebuddy", "CodeBuddy", ".codebuddy/skills", "~/.codebuddy"),
     Agent("command-code", "Command Code", ".commandcode/skills", "~/.commandcode"),
     Agent("crush", "Crush", ".crush/skills", "$XDG_CONFIG_HOME/crush"),
-    Agent("droid", "Factory Droid", ".factory/skills", "~/.factory"),
-    Agent("kilo", "Kilo Code", ".kilocode/skills", "~/.kilocode",
-          also_reads=(".kilo/skills", UNIVERSAL_DIR)),
+    Agent("droid", "Factory Droid", _U, "~/.factory", also_reads=(".factory/skills",)),
+    Agent("kilo", "Kilo Code", _U, "~/.kilo", also_reads=(".kilocode/skills", ".kilo/skills")),
     Agent("openhands", "OpenHands", ".openhands/skills", "~/.openhands"),
     Agent("qwen-code", "Qwen Code", ".qwen/skills", "~/.qwen"),
     Agent("qoder", "Qoder", ".qoder/skills", "~/.qoder"),
@@ -111,7 +113,7 @@ AGENTS: tuple[Agent, ...] = (
     Agent("mux", "Mux", ".mux/skills", "~/.mux"),
     Agent("neovate", "Neovate", ".neovate/skills", "~/.neovate"),
     Agent("zencoder", "Zencoder", ".zencoder/skills", "~/.zencoder"),
-    Agent("pi", "Pi", ".pi/skills", "~/.pi/agent"),
+    Agent("pi", "Pi", _U, "~/.agents", also_reads=(".pi/skills",)),
     Agent("grok", "Grok Build", ".grok/skills", "~/.grok", home_env="GROK_HOME"),
     Agent("mistral-vibe", "Mistral Vibe", ".vibe/skills", "~/.vibe", home_env="VIBE_HOME"),
 )  # fmt: skip

@@ -56,6 +56,36 @@ class BuildConfig:
 
 
 @dataclass(frozen=True)
+class InstallDecl:
+    """One ``[[install]]`` table: skills the project installs into agent directories
+    (``skillpack install`` with no SOURCE installs them; docs/install.md)."""
+
+    source: str  #: a ``.skp`` path (relative to the configuration's directory) or ``oci://``
+    skills: tuple[str, ...] = ()  #: frontmatter names; empty: every skill
+    agents: tuple[str, ...] = ()  #: agent names; empty: the agents found in the project
+    link: bool = False
+    require_signature: bool = False
+    #: the signer policy, by the verification options' field names (``cert_identity``,
+    #: ``repository``, ``key`` made absolute, ...)
+    signer: Mapping[str, Any] = field(default_factory=dict)
+
+
+#: ``[[install]]`` keys that name the signer, and the policy fields they set
+INSTALL_SIGNER_KEYS = {
+    "key": "key",
+    "cert-identity": "cert_identity",
+    "cert-oidc-issuer": "cert_oidc_issuer",
+    "repository": "repository",
+    "workflow-ref": "workflow_ref",
+    "workflow-name": "workflow_name",
+    "workflow-trigger": "workflow_trigger",
+    "workflow-sha": "workflow_sha",
+    "trust-config": "trust_config",
+    "staging": "staging",
+}
+
+
+@dataclass(frozen=True)
 class Config:
     """A loaded, validated configuration with every path made absolute."""
 
@@ -72,6 +102,7 @@ class Config:
     #: ``roots`` is not configured: discovery also searches the agent directories and
     #: catalog groups under the project directory (docs/configuration.md lists them)
     conventional_roots: bool = False
+    installs: tuple[InstallDecl, ...] = ()
 
     @property
     def source_display(self) -> str:
@@ -195,6 +226,25 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
             compression=build_table.get("compression", "deflate"),
         ),
         conventional_roots="roots" not in table,
+        installs=tuple(_install_decl(t, project_dir) for t in table.get("install", ())),
+    )
+
+
+def _install_decl(table: Mapping[str, Any], project_dir: Path) -> InstallDecl:
+    signer: dict[str, Any] = {}
+    for key, name in INSTALL_SIGNER_KEYS.items():
+        if key in table:
+            value = table[key]
+            signer[name] = (
+                (project_dir / value).resolve() if key in ("key", "trust-config") else value
+            )
+    return InstallDecl(
+        source=table["source"],
+        skills=tuple(table.get("skills", ())),
+        agents=tuple(table.get("agents", ())),
+        link=table.get("link", False),
+        require_signature=table.get("require-signature", False),
+        signer=signer,
     )
 
 

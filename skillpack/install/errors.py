@@ -1,0 +1,73 @@
+"""The ``INS…`` codes of ``skillpack install`` and ``uninstall``, registered in the
+project's error registry (:mod:`skillpack.errors`) when this package is imported."""
+
+from __future__ import annotations
+
+from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, ErrorCode, Family, register
+
+F, U = EXIT_FINDINGS, EXIT_USAGE
+
+FAMILY = Family(
+    "INS",
+    "install",
+    "`skillpack install` and `skillpack uninstall` ([install.md](install.md)). Nothing is "
+    "written when one of these stops an install: every check runs before the first write.",
+)
+
+CODES: tuple[ErrorCode, ...] = (
+    ErrorCode("INS001", "no agent directory was found and no `--agent` was given", U,
+              "Without `-a/--agent`, skillpack installs for the agents whose skills "
+              "directories already exist in the project (for `--global`: whose home "
+              "directories exist). The message lists every agent name."),
+    ErrorCode("INS002", "`--agent` names no agent skillpack knows", U,
+              "The message suggests the closest names; [install.md](install.md) has the "
+              "table."),
+    ErrorCode("INS003", "`--skill` names no skill of the source", U,
+              "A skill is selected by its frontmatter `name`; the message lists the "
+              "source's skills."),
+    ErrorCode("INS004", "two selected skills have one name", F,
+              "Each skill lands at `AGENT_DIR/NAME`: two skills named alike (from two "
+              "sources, or two groups of one bundle, or names equal but for case) cannot "
+              "both be installed into one agent directory. Select one with `-s`."),
+    ErrorCode("INS005", "a skill directory skillpack did not install is in the way", F,
+              "A directory (or file, or link) of the skill's name exists in the agent "
+              "directory and the install lock does not record it: hand-written, or put "
+              "there by another tool. It is left alone; `--force` replaces it and says so."),
+    ErrorCode("INS006", "`--frozen`: the configuration asks for something the lock does "
+              "not hold", F,
+              "A declared `[[install]]` skill, agent or layout that is not pinned. Run "
+              "`skillpack install` without `--frozen` and commit `skillpack-install.lock`."),
+    ErrorCode("INS007", "a pinned source no longer serves its pinned bundle", F,
+              "A tag that now names another manifest, or a bundle file rebuilt since it "
+              "was pinned. `skillpack install --upgrade SOURCE` moves the pin, showing "
+              "what changes."),
+    ErrorCode("INS008", "an agent directory leads outside the project through a symlink", U,
+              "A project install stays inside the project. A link to the agent's own user "
+              "directory (`.claude/skills -> ~/.claude/skills`) is allowed."),
+    ErrorCode("INS009", "a skill's name cannot be a directory name", F,
+              "Its frontmatter `name` is missing, or not letters, digits, `.`, `_` and "
+              "`-` (`skillpack lint` reports it when the bundle is built)."),
+    ErrorCode("INS010", "nothing to install", U,
+              "No SOURCE, no `[[install]]` in the configuration and an empty install lock."),
+    ErrorCode("INS011", "the install lock cannot be read", U,
+              "Not UTF-8 or TOML, not matching `schemas/install-lock.schema.json`, or "
+              "inconsistent (a skill without a pinned source, a path used twice). Restore "
+              "it from version control, or delete it and install again."),
+    ErrorCode("INS012", "an upgraded source no longer has a skill installed from it", F,
+              "Uninstall the skill first, or keep the pinned version."),
+    ErrorCode("INS013", "`install --check` found drift", F,
+              "Installed files modified, missing or added, links replaced or dangling, "
+              "skill directories missing. `skillpack install` restores what the lock pins."),
+    ErrorCode("INS014", "no installed skill (or pinned source) has this name", U,
+              "`skillpack install --check` lists what is installed."),
+    ErrorCode("INS015", "`uninstall` kept locally modified files", F,
+              "Files whose sha256 no longer matches the lock are kept and named; the rest "
+              "is removed. `--force` removes them too."),
+    ErrorCode("INS016", "writing into an agent directory failed", F,
+              "The message gives the system's reason (permissions, a full disk). Nothing is "
+              "half-written: the skill directory is as it was."),
+    ErrorCode("INS020", "a SOURCE is not a bundle file", U,
+              "Give a `.skp` file or an `oci://` reference."),
+)  # fmt: skip
+
+register(FAMILY, CODES)

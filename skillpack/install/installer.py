@@ -1,0 +1,748 @@
+"""``skillpack install``: verified, pinned skills into the directories agents read.
+
+One run, in order, under an exclusive lock on the project (:mod:`skillpack._internal.flock`):
+
+1. read the install lock; open every source verified (:mod:`.sources`), pinned sources
+   at their pins unless resolved anew (a source given on the command line,
+   ``--upgrade``);
+2. work out every skill's placement (its name, its bundle skill, its directories, copy
+   or link), from the lock and from what this run asks for;
+3. check everything before the first write: names usable as directory names
+   (``INS009``), no two skills of one name (``INS004``), directories inside the project
+   (``INS008``), no directory skillpack did not install in the way (``INS005``, unless
+   ``force``), and with ``frozen`` nothing the lock does not hold (``INS006``);
+4. write: each skill directory whose contents differ is filled in a staging directory
+   beside it and swapped in whole (:func:`skillpack._internal.fstree.swap_into_place`);
+   one that is already right is not touched (a re-run writes nothing);
+5. write the lock last, atomically, and only if it changed (never with ``frozen``).
+
+A process killed at any moment leaves each skill directory as it was or complete;
+running ``install`` again finishes the job and ``install --check`` shows what is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skillpack.errors import Location, SkillpackError, UsageError
+from skillpack.install.lockfile import (
+    InstalledDir,
+    InstalledSkill,
+    InstallLock,
+    LockedFile,
+    SourcePin,
+    render_install_lock,
+    valid_skill_name,
+)
+from skillpack.install.sources import Opened, is_reference, open_source, source_key
+from skillpack.install.targets import (
+    STAGING_PREFIX,
+    Scope,
+    Target,
+    choose_agents,
+    confined,
+    targets,
+)
+
+if TYPE_CHECKING:
+    from skillpack._internal.canonical import JSONValue
+    from skillpack.changes import ManifestDiff
+    from skillpack.manifest import SkillEntry
+    from skillpack.registry.options import ClientOptions
+    from skillpack.signing.policy import SignaturePolicy
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to install from one source: a command-line SOURCE or a declared
+    ``[[install]]`` table."""
+
+    source: str  #: as given; a file path is relative to ``base``
+    base: Path  #: the directory a relative file path is relative to
+    skills: tuple[str, ...] = ()  #: frontmatter names; empty or ``*``: every skill
+    agents: tuple[str, ...] = ()  #: agent names; empty: the agents found
+    link: bool = False
+    policy: SignaturePolicy | None = None
+    require_signature: bool = False
+    declared: bool = False  #: from the configuration: its pin is reused
+    where: str = ""  #: where it was declared (the configuration file), for messages
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How this run installs."""
+
+    scope: Scope
+    lock_path: Path
+    force: bool = False
+    frozen: bool = False
+    #: None: no upgrade; empty: every source; else skill names or sources to upgrade
+    upgrade: tuple[str, ...] | None = None
+    registry: ClientOptions | None = None
+    offline: bool = False
+    #: the signature policy for sources without one of their own (command line)
+    policy: SignaturePolicy | None = None
+    require_signature: bool = False
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One skill where it goes: its source's bundle skill, its directories."""
+
+    name: str
+    source: str
+    skill_path: str
+    targets: tuple[Target, ...]
+    link: bool
+
+
+@dataclass(frozen=True)
+class Change:
+    """What happened to one skill directory."""
+
+    skill: str
+    directory: str  #: as the lock records it
+    action: str  #: installed, updated, repaired, replaced, linked, unchanged
+
+
+@dataclass
+class InstallReport:
+    changes: list[Change] = field(default_factory=list)
+    upgrades: list[tuple[str, ManifestDiff]] = field(default_factory=list)
+    lock_written: bool = False
+    lock: InstallLock = field(default_factory=InstallLock)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def written(self) -> list[Change]:
+        return [c for c in self.changes if c.action != "unchanged"]
+
+
+def _error(code: str, message: str, where: str | None = None, **kw: object) -> SkillpackError:
+    return SkillpackError(code, message, Location(where) if where else None, **kw)  # type: ignore[arg-type]
+
+
+# --- 1. sources --------------------------------------------------------------------------------
+def _upgrade_sources(names: Sequence[str], lock: InstallLock, scope: Scope) -> set[str]:
+    chosen: set[str] = set()
+    by_name = {s.name: s.source for s in lock.skills}
+    for name in names:
+        if name in by_name:
+            chosen.add(by_name[name])
+            continue
+        key = source_key(name, scope.project) if name else name
+        if lock.source(key) is None:
+            raise UsageError(
+                "INS014",
+                f"--upgrade {name}: no installed skill or pinned source of that name",
+                hint="'skillpack install --check' lists what is installed",
+            )
+        chosen.add(key)
+    return chosen
+
+
+def _policy_for(request: Request | None, settings: Settings) -> SignaturePolicy | None:
+    policy = request.policy if request is not None and request.policy is not None else None
+    if policy is None or not policy.requested:
+        policy = settings.policy
+    required = settings.require_signature or (request is not None and request.require_signature)
+    if required:
+        from skillpack.signing.errors import unusable
+
+        if policy is None or not policy.requested:
+            raise unusable(
+                "SIG020",
+                "--require-signature needs a signer: --cert-identity and --cert-oidc-issuer, "
+                "--repository OWNER/REPO, or --key PUBLIC_KEY",
+            )
+    return policy if policy is not None and policy.requested else None
+
+
+def _open_all(
+    requests: Sequence[Request], lock: InstallLock, settings: Settings, log: Log
+) -> tuple[dict[str, Opened], list[tuple[str, Request]]]:
+    """Every source this run needs, opened verified, by lock name; and each request with
+    the lock name of its source. Several requests may name one source; their signer
+    policies must then agree (one source is opened, and checked, once)."""
+    scope = settings.scope
+    upgrade = (
+        None
+        if settings.upgrade is None
+        else (
+            {p.source for p in lock.sources}
+            if not settings.upgrade
+            else _upgrade_sources(settings.upgrade, lock, scope)
+        )
+    )
+    wanted: dict[str, Request | None] = {}
+    for pin in lock.sources:
+        wanted[pin.source] = None
+    keyed: list[tuple[str, Request]] = []
+    for request in requests:
+        key = source_key(
+            request.source if is_reference(request.source) else str(request.base / request.source),
+            scope.project,
+        )
+        earlier = wanted.get(key)
+        if earlier is not None and _policy_for(earlier, settings) != _policy_for(request, settings):
+            raise UsageError(
+                "USE000",
+                f"{key} is declared twice with different signer policies",
+                Location(request.where) if request.where else None,
+                hint="give every [[install]] table of one source the same signer keys",
+            )
+        if earlier is None:
+            wanted[key] = request
+        keyed.append((key, request))
+    if upgrade is not None:
+        for key in upgrade:
+            wanted.setdefault(key, None)
+    opened: dict[str, Opened] = {}
+    try:
+        for key, asked in wanted.items():
+            pinned = lock.source(key)
+            resolve = not settings.frozen and (
+                (asked is not None and not asked.declared)
+                or (upgrade is not None and key in upgrade)
+                or pinned is None
+            )
+            opened[key] = open_source(
+                key,
+                scope.project,
+                policy=_policy_for(asked, settings),
+                pinned=pinned,
+                resolve=resolve,
+                frozen=settings.frozen,
+                options=settings.registry,
+                offline=settings.offline,
+            )
+    except BaseException:
+        for source in opened.values():
+            source.close()
+        raise
+    return opened, keyed
+
+
+# --- 2. placements ---------------------------------------------------------------------------
+def skill_name(skill: SkillEntry) -> object:
+    """A bundle skill's name: its frontmatter ``name``."""
+    return skill.frontmatter.get("name")
+
+
+def _locked_placements(lock: InstallLock, scope: Scope) -> dict[str, Placement]:
+    out: dict[str, Placement] = {}
+    for skill in lock.skills:
+        link = any(d.link for d in skill.directories)
+        found = tuple(Target(scope.path_of(d.path).parent, d.agents) for d in skill.directories)
+        out[skill.name] = Placement(skill.name, skill.source, skill.skill_path, found, link)
+    return out
+
+
+def _requested_placements(
+    request: Request, key: str, source: Opened, settings: Settings
+) -> list[Placement]:
+    skills = source.bundle.manifest.skills
+    wanted = set(request.skills) - {"*"}
+    names: dict[str, SkillEntry] = {}
+    for skill in skills:
+        name = skill_name(skill)
+        if not valid_skill_name(name):
+            if not wanted:
+                raise _error(
+                    "INS009",
+                    f"{source.label}: skill {skill.skill_path} is named {name!r}, which "
+                    "cannot be a directory name in an agent directory",
+                    hint="its frontmatter 'name' must be letters, digits, '.', '_' or '-' "
+                    "(skillpack lint checks it); select other skills with -s",
+                )
+            continue
+        assert isinstance(name, str)
+        if not wanted or name in wanted:
+            if name in names:
+                raise _error(
+                    "INS004",
+                    f"{source.label} has two skills named {name!r}: {names[name].skill_path} "
+                    f"and {skill.skill_path}",
+                    hint="each lands at AGENT_DIR/NAME: rename one, or install only one",
+                )
+            names[name] = skill
+    if request.declared:  # a table names the skills of its own source
+        _unknown_skills(wanted - set(names), [source])
+    chosen = targets(choose_agents(request.agents, settings.scope), settings.scope)
+    return [
+        Placement(name, key, skill.skill_path, tuple(chosen), request.link)
+        for name, skill in sorted(names.items())
+    ]
+
+
+def _unknown_skills(missing: set[str], sources: Sequence[Opened]) -> None:
+    """``INS003`` for -s names that no source has, listing the skills they have."""
+    if not missing:
+        return
+    available = sorted({str(skill_name(s)) for o in sources for s in o.bundle.manifest.skills})
+    labels = " or ".join(o.label for o in sources)
+    raise UsageError(
+        "INS003",
+        f"{labels} has no skill named {', '.join(repr(m) for m in sorted(missing))}",
+        hint="-s/--skill takes a skill's frontmatter name",
+        details=[f"skills: {', '.join(available)}"],
+    )
+
+
+def _merge_targets(old: Iterable[Target], new: Iterable[Target]) -> tuple[Target, ...]:
+    by_dir: dict[Path, list[str]] = {}
+    for target in (*old, *new):
+        agents = by_dir.setdefault(target.directory, [])
+        agents.extend(a for a in target.agents if a not in agents)
+    return tuple(Target(d, tuple(sorted(a))) for d, a in sorted(by_dir.items()))
+
+
+# --- 3. checks -------------------------------------------------------------------------------
+def _check_conflicts(placements: Mapping[str, Placement]) -> None:
+    from skillpack.source.paths import collision_key
+
+    keys: dict[str, str] = {}
+    for name in placements:
+        key = collision_key(name)
+        if key in keys:
+            raise _error(
+                "INS004",
+                f"skills {keys[key]!r} and {name!r} would share one directory on a "
+                "case-insensitive file system",
+                hint="install one of them",
+            )
+        keys[key] = name
+
+
+# --- 4. writing ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Want:
+    """A skill's files as the bundle has them (verified), relative to its directory."""
+
+    files: tuple[LockedFile, ...]
+    data: tuple[bytes, ...]
+
+
+def _wanted_files(source: Opened, skill: SkillEntry) -> _Want:
+    files = tuple(LockedFile(f.path, f.size, f.digest, f.executable) for f in skill.files)
+    return _Want(files, tuple(source.bundle.read_verified(f) for f in skill.files))
+
+
+def same_tree(directory: Path, files: Sequence[LockedFile]) -> bool:
+    """Whether ``directory`` (a real directory, not a link) holds exactly ``files``:
+    the same paths, sizes, sha256 and executable bits, and nothing else."""
+    from skillpack.install.drift import compare_tree
+
+    return not compare_tree(directory, files)
+
+
+def _in_the_way(path: Path, shown: str, name: str) -> SkillpackError:
+    return _error(
+        "INS005",
+        f"{shown} exists and was not installed by skillpack: not replacing it",
+        str(path),
+        hint=f"move it away, or pass --force to replace it with the skill {name}",
+    )
+
+
+class _Writer:
+    """Writes skill directories through staging directories, remembering what it did."""
+
+    def __init__(self, scope: Scope, force: bool, managed: set[str]) -> None:
+        self.scope = scope
+        self.force = force
+        self.managed = managed
+        self.changes: list[Change] = []
+        self.notes: list[str] = []
+
+    def _staging(self, parent: Path) -> Path:
+        from skillpack._internal.fstree import UMASKED
+
+        parent.mkdir(parents=True, exist_ok=True, mode=UMASKED.directory)
+        return Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent))
+
+    def copy(self, name: str, directory: Path, shown: str, want: _Want) -> str:
+        """Make ``directory`` (the lock's ``shown``) hold exactly ``want``; return what was
+        done."""
+        from skillpack._internal.fstree import UMASKED, NewFile, swap_into_place, write_new_files
+
+        before = _kind(directory)
+        if before == "directory" and same_tree(directory, want.files):
+            return "unchanged"
+        action = {"missing": "installed", "directory": "updated"}.get(before, "replaced")
+        if shown not in self.managed and before != "missing":
+            if not self.force:
+                raise _in_the_way(directory, shown, name)
+            action = "replaced"
+            self.notes.append(f"replaced {shown} (not installed by skillpack) with {name}")
+        container = self._staging(directory.parent)
+        try:
+            staged = container / name
+            os.mkdir(staged, UMASKED.directory)
+            write_new_files(
+                staged,
+                (NewFile(f.path, d, f.executable) for f, d in zip(want.files, want.data,
+                                                                  strict=True)),
+                UMASKED,
+            )  # fmt: skip
+            swap_into_place(staged, directory, container / ".old")
+        finally:
+            shutil.rmtree(container, ignore_errors=True)
+        return action
+
+    def link(self, name: str, directory: Path, shown: str, target: str) -> str:
+        """Make ``directory`` (the lock's ``shown``) a symbolic link to ``target``; return
+        what was done."""
+        from skillpack._internal.fstree import swap_into_place
+
+        before = _kind(directory)
+        if before == "link" and os.readlink(directory) == target:
+            return "unchanged"
+        if shown not in self.managed and before != "missing":
+            if not self.force:
+                raise _in_the_way(directory, shown, name)
+            self.notes.append(f"replaced {shown} (not installed by skillpack) with a link")
+        container = self._staging(directory.parent)
+        try:
+            staged = container / name
+            os.symlink(target, staged, target_is_directory=True)
+            swap_into_place(staged, directory, container / ".old")
+        finally:
+            shutil.rmtree(container, ignore_errors=True)
+        return "linked" if before == "missing" else "relinked"
+
+
+def _kind(path: Path) -> str:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISLNK(st.st_mode):
+        return "link"
+    if stat.S_ISDIR(st.st_mode):
+        return "directory"
+    return "file"
+
+
+def remove_leftovers(directories: Iterable[Path]) -> None:
+    """Remove the staging directories an interrupted install left in these agent
+    directories (their names are skillpack's own)."""
+    for directory in directories:
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(STAGING_PREFIX) and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+# --- the whole run ---------------------------------------------------------------------------
+def install(requests: Sequence[Request], settings: Settings, log: Log) -> InstallReport:
+    """Install what ``requests`` and the install lock ask for (see the module docstring)."""
+    from skillpack._internal.flock import locked
+
+    lock_dir = settings.lock_path.parent
+    lock_dir.mkdir(parents=True, exist_ok=True)
+
+    def waiting() -> None:
+        log(f"waiting for another skillpack install in {lock_dir} to finish")
+
+    with locked(lock_dir, waiting):
+        return _install_locked(requests, settings, log)
+
+
+def _install_locked(requests: Sequence[Request], settings: Settings, log: Log) -> InstallReport:
+    from skillpack.install.lockfile import read_install_lock
+
+    lock = read_install_lock(settings.lock_path)
+    if not requests and not lock.skills and settings.upgrade is None:
+        raise UsageError(
+            "INS010",
+            "nothing to install: no SOURCE given, no [[install]] in the configuration and "
+            "nothing in the install lock",
+            hint="skillpack install BUNDLE.skp|oci://REGISTRY/REPO:TAG -a AGENT",
+        )
+    if settings.frozen and settings.upgrade is not None:
+        raise UsageError("USE000", "--frozen and --upgrade cannot be combined",
+                         hint="--frozen installs the lock as it is")  # fmt: skip
+    opened, keyed = _open_all(requests, lock, settings, log)
+    try:
+        return _place(keyed, lock, opened, settings, log)
+    finally:
+        for source in opened.values():
+            source.close()
+
+
+def _place(
+    keyed: Sequence[tuple[str, Request]],
+    lock: InstallLock,
+    opened: dict[str, Opened],
+    settings: Settings,
+    log: Log,
+) -> InstallReport:
+    scope = settings.scope
+    report = InstallReport()
+    placements = _locked_placements(lock, scope)
+    locked_names = dict(placements)
+    # skills of an upgraded source: the bundle may have moved them, renamed or dropped them
+    for name, placement in list(placements.items()):
+        bundle = opened[placement.source].bundle.manifest
+        if bundle.skill(f"skill://{placement.skill_path}/SKILL.md") is None:
+            found = [s for s in bundle.skills if skill_name(s) == name]
+            if not found:
+                raise _error(
+                    "INS012",
+                    f"{opened[placement.source].label} no longer has the skill {name!r} "
+                    "installed from it",
+                    hint=f"'skillpack uninstall {name}' first, or keep the pinned version",
+                )
+            placements[name] = Placement(name, placement.source, found[0].skill_path,
+                                         placement.targets, placement.link)  # fmt: skip
+    asked: dict[str, Placement] = {}
+    given = [(k, r) for k, r in keyed if not r.declared]  # command-line SOURCEs share -s
+    if given:
+        wanted = {n for _, r in given for n in r.skills} - {"*"}
+        keys = list(dict.fromkeys(k for k, _ in given))
+        have = {str(skill_name(s)) for k in keys for s in opened[k].bundle.manifest.skills}
+        _unknown_skills(wanted - have, [opened[k] for k in keys])
+    for key, request in keyed:
+        for placement in _requested_placements(request, key, opened[key], settings):
+            earlier = asked.get(placement.name)
+            if earlier is not None and (earlier.source, earlier.skill_path) != (
+                placement.source,
+                placement.skill_path,
+            ):
+                raise _error(
+                    "INS004",
+                    f"two skills named {placement.name!r} are selected: "
+                    f"{earlier.skill_path} from {earlier.source} and {placement.skill_path} "
+                    f"from {placement.source}",
+                    hint="each lands at AGENT_DIR/NAME: select one of them with -s",
+                )
+            if earlier is not None:  # one skill asked for twice: every directory asked for
+                placement = Placement(
+                    placement.name,
+                    placement.source,
+                    placement.skill_path,
+                    _merge_targets(earlier.targets, placement.targets),
+                    earlier.link or placement.link,
+                )
+            asked[placement.name] = placement
+    for name, placement in asked.items():
+        old = placements.get(name)
+        if old is not None and (old.source, old.skill_path) == (placement.source,
+                                                                 placement.skill_path):  # fmt: skip
+            merged = _merge_targets(old.targets, placement.targets)
+            placement = Placement(name, placement.source, placement.skill_path, merged,
+                                  old.link or placement.link)  # fmt: skip
+        elif old is not None:
+            report.notes.append(f"{name}: now from {placement.source} (was {old.source})")
+        placements[name] = placement
+    if settings.frozen:
+        for name, placement in placements.items():
+            held = locked_names.get(name)
+            if held is None or not _held(placement, held):
+                where = next((r.where for _, r in keyed if r.declared), "") or None
+                raise _error(
+                    "INS006",
+                    f"the configuration asks for {name} from {placement.source}, which the "
+                    "install lock does not hold (--frozen installs exactly what it pins)",
+                    where,
+                    hint="run 'skillpack install' (without --frozen) and commit the lock",
+                )
+    _check_conflicts(placements)
+    # every directory: inside the project, and not someone else's
+    managed = {d.path for s in lock.skills for d in s.directories}
+    resolved: dict[Path, Path] = {}
+    for placement in placements.values():
+        for target in placement.targets:
+            if target.directory not in resolved:
+                resolved[target.directory] = confined(target.directory, scope)
+        if placement.link:
+            resolved.setdefault(scope.canonical_dir, confined(scope.canonical_dir, scope))
+    for placement in placements.values():
+        for directory in _directories(placement, scope):
+            path = resolved.get(directory.parent, directory.parent) / placement.name
+            shown = scope.shown(directory)
+            if _kind(path) != "missing" and shown not in managed and not settings.force:
+                raise _in_the_way(path, shown, placement.name)
+    # upgrades: what changes, shown before it is applied
+    if settings.upgrade is not None:
+        report.upgrades = _upgrade_diffs(lock, placements, opened, scope)
+    # write
+    remove_leftovers(resolved.values())
+    writer = _Writer(scope, settings.force, managed)
+    new_skills: list[InstalledSkill] = []
+    for name in sorted(placements):
+        placement = placements[name]
+        source = opened[placement.source]
+        entry = source.bundle.manifest.skill(f"skill://{placement.skill_path}/SKILL.md")
+        assert entry is not None
+        want = _wanted_files(source, entry)
+        records = _write_placement(placement, want, writer, resolved, scope)
+        new_skills.append(InstalledSkill(name, placement.source, placement.skill_path,
+                                         tuple(records), want.files))  # fmt: skip
+    report.changes = writer.changes
+    report.notes += writer.notes
+    pins = [_kept_signer(opened[key].pin, lock.source(key)) for key in sorted(opened)]
+    new_lock = InstallLock(tuple(pins), tuple(new_skills)).normalized()
+    report.lock = new_lock
+    if not settings.frozen:
+        from skillpack._internal.fsutil import write_if_changed
+
+        report.lock_written = write_if_changed(settings.lock_path, render_install_lock(new_lock))
+    return report
+
+
+def _kept_signer(pin: SourcePin, old: SourcePin | None) -> SourcePin:
+    """``pin``, with the signer verified when the same bundle was pinned before (a run
+    without signature options does not forget who signed what it installs)."""
+    if pin.signer is None and old is not None and old.bundle_digest == pin.bundle_digest:
+        from dataclasses import replace
+
+        return replace(pin, signer=old.signer)
+    return pin
+
+
+def _held(placement: Placement, held: Placement) -> bool:
+    """Whether the lock's placement ``held`` already covers ``placement``."""
+    agents = {t.directory: set(t.agents) for t in held.targets}
+    return (placement.source, placement.skill_path, placement.link) == (
+        held.source,
+        held.skill_path,
+        held.link,
+    ) and all(
+        t.directory in agents and set(t.agents) <= agents[t.directory] for t in placement.targets
+    )
+
+
+def _directories(placement: Placement, scope: Scope) -> list[Path]:
+    dirs = [t.directory / placement.name for t in placement.targets]
+    if placement.link:
+        canonical = scope.canonical_dir / placement.name
+        if canonical not in dirs:
+            dirs.append(canonical)
+    return dirs
+
+
+@contextlib.contextmanager
+def _writing(shown: str) -> Iterator[None]:
+    """A failed write into an agent directory as ``INS016`` naming the directory."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise _error(
+            "INS016",
+            f"cannot write {shown}: {reason}; it is as it was",
+            exc.filename if isinstance(exc.filename, str) else None,
+            hint="check the permissions and free space of the agent directory",
+        ) from None
+
+
+def _write_placement(
+    placement: Placement,
+    want: _Want,
+    writer: _Writer,
+    resolved: Mapping[Path, Path],
+    scope: Scope,
+) -> list[InstalledDir]:
+    records: list[InstalledDir] = []
+    agents_at = {t.directory: t.agents for t in placement.targets}
+    name = placement.name
+    if placement.link:
+        canonical = scope.canonical_dir / name
+        real_canonical = resolved[scope.canonical_dir] / name
+        with _writing(scope.shown(canonical)):
+            action = writer.copy(name, real_canonical, scope.shown(canonical), want)
+        writer.changes.append(Change(name, scope.shown(canonical), action))
+        records.append(InstalledDir(scope.shown(canonical),
+                                    agents_at.get(scope.canonical_dir, ())))  # fmt: skip
+        for target in placement.targets:
+            if target.directory == scope.canonical_dir:
+                continue
+            real_dir = resolved[target.directory]
+            relative = os.path.relpath(real_canonical, real_dir)
+            shown = scope.shown(target.directory / name)
+            with _writing(shown):
+                action = writer.link(name, real_dir / name, shown, relative)
+            writer.changes.append(Change(name, shown, action))
+            records.append(InstalledDir(shown, target.agents, link=True))
+        return records
+    for target in placement.targets:
+        path = resolved[target.directory] / name
+        shown = scope.shown(target.directory / name)
+        with _writing(shown):
+            action = writer.copy(name, path, shown, want)
+        writer.changes.append(Change(name, shown, action))
+        records.append(InstalledDir(shown, target.agents))
+    return records
+
+
+def _upgrade_diffs(
+    lock: InstallLock,
+    placements: Mapping[str, Placement],
+    opened: Mapping[str, Opened],
+    scope: Scope,
+) -> list[tuple[str, ManifestDiff]]:
+    """For each source whose pin moves: what changes in the skills installed from it,
+    classified as ``skillpack diff`` classifies changes."""
+    from skillpack.changes import diff_manifests
+    from skillpack.manifest import Manifest
+
+    out: list[tuple[str, ManifestDiff]] = []
+    for pin in lock.sources:
+        source = opened.get(pin.source)
+        if source is None or source.pin.bundle_digest == pin.bundle_digest:
+            continue
+        old = [_installed_entry(s, scope) for s in lock.skills if s.source == pin.source]
+        new = [
+            e
+            for p in placements.values()
+            if p.source == pin.source
+            and (e := source.bundle.manifest.skill(f"skill://{p.skill_path}/SKILL.md"))
+        ]
+        diff = diff_manifests(
+            Manifest(pin.name, pin.version, tuple(sorted(old, key=lambda s: s.skill_path))),
+            Manifest(source.pin.name, source.pin.version,
+                     tuple(sorted(new, key=lambda s: s.skill_path))),
+        )  # fmt: skip
+        out.append((pin.source, diff))
+    return out
+
+
+def _installed_entry(skill: InstalledSkill, scope: Scope) -> SkillEntry:
+    """A locked skill as a manifest entry: its files from the lock, its frontmatter read
+    from its installed ``SKILL.md`` when that still has the locked digest."""
+    from skillpack._internal.uri import file_uri, skill_md_uri
+    from skillpack.manifest import FileEntry, SkillEntry, sha256_digest
+
+    frontmatter: dict[str, JSONValue] = {}
+    copy = scope.path_of(skill.copy.path)
+    head = skill.files[0]
+    with contextlib.suppress(OSError, SkillpackError, ValueError):
+        data = (copy / head.path).read_bytes()
+        if sha256_digest(data) == head.digest:
+            from skillpack.source.frontmatter import parse_skill_md
+
+            frontmatter = dict(parse_skill_md(data).data)
+    files = tuple(
+        FileEntry(f.path, file_uri(skill.skill_path, f.path), f.size, f.digest, f.executable)
+        for f in skill.files
+    )
+    return SkillEntry(skill.skill_path, skill_md_uri(skill.skill_path), frontmatter, files)
+
+
+def pins_of(lock: InstallLock) -> dict[str, SourcePin]:
+    return {p.source: p for p in lock.sources}

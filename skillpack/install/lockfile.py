@@ -1,0 +1,427 @@
+"""The install lock (``skillpack-install.lock``): what ``skillpack install`` put where.
+
+Committed beside the project's configuration (a global install keeps its own in the
+user's configuration directory). Not the build's ``skillpack.lock``: that one describes
+a skill tree to publish; this one pins what a project consumes. Canonical TOML, one
+line per file, so a change is a small diff and the same installs give the same bytes::
+
+    # skillpack-install.lock: ...
+    lock-version = "1.0"
+    created-by = "skillpack"
+
+    [[sources]]
+    source = "oci://ghcr.io/acme/skills:1.0.0"
+    name = "acme-skills"
+    version = "1.0.0"
+    bundle-digest = "sha256:..."      # the .skp file
+    manifest-digest = "sha256:..."    # the OCI manifest (oci:// sources only)
+    signer = { mode = "keyless", identity = "https://github.com/...", issuer = "https://..." }
+
+    [[skills]]
+    name = "code-review"
+    source = "oci://ghcr.io/acme/skills:1.0.0"
+    skill-path = "review/code-review"
+    directories = [
+        { path = ".agents/skills/code-review", agents = ["codex", "cursor"] },
+        { path = ".claude/skills/code-review", agents = ["claude-code"], link = true },
+    ]
+    files = [
+        { path = "SKILL.md", size = 1042, digest = "sha256:..." },
+        { path = "scripts/run.sh", size = 310, digest = "sha256:...", executable = true },
+    ]
+
+Sources sorted by ``source``, skills by name, directories by path, files as the
+bundle's manifest lists them. A directory with ``link = true`` is a symbolic link to the
+skill's one copy (``--link``); directory paths are relative to the project (absolute in
+a global lock).
+
+Reading: :func:`parse_install_lock` takes the lock as its canonical form line by line
+and renders what it read; when that gives the file's bytes back, the file is exactly
+that (a 1,000-skill lock is read in milliseconds). Anything else (edited by hand,
+another layout) is parsed with tomllib and checked against
+``schemas/install-lock.schema.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillpack.errors import Location, SkillpackError
+from skillpack.lockfile.lock import toml_string
+from skillpack.manifest import DIGEST_RE
+
+LOCK_FILE = "skillpack-install.lock"
+LOCK_VERSION = "1.0"
+SCHEMA = "install-lock.schema.json"
+
+HEADER = (
+    "# skillpack-install.lock: the skills 'skillpack install' put where, pinned by digest.\n"
+    "# Commit it. 'skillpack install --frozen' installs exactly this and 'skillpack install\n"
+    "# --check' compares the directories with it. Written by skillpack: do not edit.\n"
+)
+
+
+@dataclass(frozen=True, order=True)
+class Signer:
+    """Who signed a source's bundle, as verified when it was installed."""
+
+    mode: str  #: ``keyless`` or ``key``
+    identity: str  #: the certificate identity, or the public key's hint
+    issuer: str | None = None
+
+
+@dataclass(frozen=True)
+class SourcePin:
+    """One source and what it resolved to."""
+
+    source: str  #: as declared: a path relative to the project, or an ``oci://`` reference
+    name: str
+    version: str
+    bundle_digest: str  #: sha256 of the ``.skp`` file
+    manifest_digest: str | None = None  #: the OCI manifest's digest (``oci://`` sources)
+    signer: Signer | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LockedFile:
+    path: str  #: relative to the skill directory, ``/``-separated
+    size: int
+    digest: str
+    executable: bool = False
+
+
+@dataclass(frozen=True, order=True)
+class InstalledDir:
+    """One directory a skill was installed to, and the agents that read it there."""
+
+    path: str  #: relative to the project (absolute in a global lock), ``/``-separated
+    agents: tuple[str, ...] = ()
+    link: bool = False  #: a symbolic link to the skill's copy (``--link``)
+
+
+@dataclass(frozen=True)
+class InstalledSkill:
+    name: str  #: its frontmatter name: the directory name in every agent directory
+    source: str  #: the :attr:`SourcePin.source` it came from
+    skill_path: str  #: its path inside the bundle
+    directories: tuple[InstalledDir, ...]
+    files: tuple[LockedFile, ...]
+
+    @property
+    def copy(self) -> InstalledDir:
+        """A directory holding the files: the one the others link to (``--link``), or
+        the first of the copies."""
+        return next(d for d in self.directories if not d.link)
+
+
+@dataclass(frozen=True)
+class InstallLock:
+    sources: tuple[SourcePin, ...] = ()
+    skills: tuple[InstalledSkill, ...] = ()
+    _by_source: dict[str, SourcePin] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for pin in self.sources:
+            self._by_source[pin.source] = pin
+
+    def source(self, name: str) -> SourcePin | None:
+        return self._by_source.get(name)
+
+    def normalized(self) -> InstallLock:
+        """The same lock in canonical order, keeping only the sources a skill uses."""
+        used = {s.source for s in self.skills}
+        skills = sorted(
+            (
+                InstalledSkill(
+                    s.name, s.source, s.skill_path, tuple(sorted(s.directories)), s.files
+                )
+                for s in self.skills
+            ),
+            key=lambda s: (s.name, s.source),
+        )
+        sources = sorted((p for p in self.sources if p.source in used), key=lambda p: p.source)
+        return InstallLock(tuple(sources), tuple(skills))
+
+
+class InstallLockError(SkillpackError):
+    """The install lock cannot be read (``INS011``, exit 2)."""
+
+
+# --- writing -----------------------------------------------------------------------------
+def _inline(pairs: Iterable[tuple[str, str]]) -> str:
+    return "{ " + ", ".join(f"{k} = {v}" for k, v in pairs) + " }"
+
+
+def _strings(items: Iterable[str]) -> str:
+    return "[" + ", ".join(toml_string(i) for i in items) + "]"
+
+
+def render_install_lock(lock: InstallLock) -> bytes:
+    """The canonical bytes of ``lock`` (call :meth:`InstallLock.normalized` first)."""
+    out = [HEADER, f'lock-version = "{LOCK_VERSION}"\ncreated-by = "skillpack"\n']
+    for pin in lock.sources:
+        out.append(
+            f"\n[[sources]]\nsource = {toml_string(pin.source)}\nname = {toml_string(pin.name)}\n"
+            f"version = {toml_string(pin.version)}\n"
+            f"bundle-digest = {toml_string(pin.bundle_digest)}\n"
+        )
+        if pin.manifest_digest is not None:
+            out.append(f"manifest-digest = {toml_string(pin.manifest_digest)}\n")
+        if pin.signer is not None:
+            pairs = [("mode", toml_string(pin.signer.mode)),
+                     ("identity", toml_string(pin.signer.identity))]  # fmt: skip
+            if pin.signer.issuer is not None:
+                pairs.append(("issuer", toml_string(pin.signer.issuer)))
+            out.append(f"signer = {_inline(pairs)}\n")
+    for skill in lock.skills:
+        out.append(
+            f"\n[[skills]]\nname = {toml_string(skill.name)}\n"
+            f"source = {toml_string(skill.source)}\n"
+            f"skill-path = {toml_string(skill.skill_path)}\ndirectories = [\n"
+        )
+        for d in skill.directories:
+            pairs = [("path", toml_string(d.path)), ("agents", _strings(d.agents))]
+            if d.link:
+                pairs.append(("link", "true"))
+            out.append(f"    {_inline(pairs)},\n")
+        out.append("]\nfiles = [\n")
+        for f in skill.files:
+            pairs = [("path", toml_string(f.path)), ("size", str(f.size)),
+                     ("digest", toml_string(f.digest))]  # fmt: skip
+            if f.executable:
+                pairs.append(("executable", "true"))
+            out.append(f"    {_inline(pairs)},\n")
+        out.append("]\n")
+    return "".join(out).encode("utf-8")
+
+
+# --- reading -----------------------------------------------------------------------------
+_STR = r'"([^"\\\x00-\x1f\x7f]*)"'  # a basic string without escapes (the fast path's)
+_KEY_STR = re.compile(rf"([a-z-]+) = {_STR}\n")
+_SIGNER = re.compile(rf"signer = \{{ mode = {_STR}, identity = {_STR}(?:, issuer = {_STR})? \}}\n")
+_DIR = re.compile(
+    rf"    \{{ path = {_STR}, agents = \[((?:{_STR}(?:, )?)*)\](, link = true)? \}},\n"
+)
+_FILE = re.compile(
+    rf"    \{{ path = {_STR}, size = (0|[1-9][0-9]*), digest = {_STR}(, executable = true)? \}},\n"
+)
+_AGENT = re.compile(_STR)
+
+
+class _NotCanonical(Exception):
+    pass
+
+
+def _fast_read(text: str) -> InstallLock:
+    """The lock read as its canonical form, line by line; :class:`_NotCanonical` at the
+    first line that is not (the caller then checks the result by rendering it)."""
+    lines = text.splitlines(keepends=True)
+    header = HEADER.count("\n") + 2
+    if "".join(lines[:header]) != HEADER + f'lock-version = "{LOCK_VERSION}"\n' + (
+        'created-by = "skillpack"\n'
+    ):
+        raise _NotCanonical
+    sources: list[SourcePin] = []
+    skills: list[InstalledSkill] = []
+    i = header
+    n = len(lines)
+
+    def take(pattern: re.Pattern[str]) -> re.Match[str]:
+        nonlocal i
+        match = pattern.fullmatch(lines[i]) if i < n else None
+        if match is None:
+            raise _NotCanonical
+        i += 1
+        return match
+
+    def value(key: str) -> str:
+        match = take(_KEY_STR)
+        if match.group(1) != key:
+            raise _NotCanonical
+        return match.group(2)
+
+    while i < n:
+        if lines[i] != "\n" or i + 1 >= n:
+            raise _NotCanonical
+        i += 1
+        if lines[i] == "[[sources]]\n":
+            i += 1
+            keys = ("source", "name", "version", "bundle-digest")
+            source, name, version, digest = (value(k) for k in keys)
+            manifest = None
+            if i < n and lines[i].startswith("manifest-digest = "):
+                manifest = value("manifest-digest")
+            signer = None
+            if i < n and lines[i].startswith("signer = "):
+                match = take(_SIGNER)
+                signer = Signer(match.group(1), match.group(2), match.group(3))
+            sources.append(SourcePin(source, name, version, digest, manifest, signer))
+        elif lines[i] == "[[skills]]\n":
+            i += 1
+            name, source, skill_path = (value(k) for k in ("name", "source", "skill-path"))
+            if i >= n or lines[i] != "directories = [\n":
+                raise _NotCanonical
+            i += 1
+            directories = []
+            while i < n and lines[i] != "]\n":
+                match = take(_DIR)
+                agents = tuple(_AGENT.findall(match.group(2)))
+                directories.append(InstalledDir(match.group(1), agents, match.group(4) is not None))
+            if i + 1 >= n or lines[i + 1] != "files = [\n":
+                raise _NotCanonical
+            i += 2
+            files = []
+            while i < n and lines[i] != "]\n":
+                match = take(_FILE)
+                files.append(LockedFile(match.group(1), int(match.group(2)), match.group(3),
+                                        match.group(4) is not None))  # fmt: skip
+            if i >= n:
+                raise _NotCanonical
+            i += 1
+            skills.append(InstalledSkill(name, source, skill_path, tuple(directories),
+                                         tuple(files)))  # fmt: skip
+        else:
+            raise _NotCanonical
+    return InstallLock(tuple(sources), tuple(skills))
+
+
+def parse_install_lock(data: bytes, where: str) -> InstallLock:
+    """Read and check install-lock bytes (``INS011`` for anything that is not a valid
+    install lock)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _error(f"not UTF-8: {exc}", where) from None
+    try:
+        lock = _fast_read(text)
+    except _NotCanonical:
+        lock = None
+    if lock is not None and render_install_lock(lock) == data:
+        _check(lock, where)
+        return lock
+    return _slow_read(text, where)
+
+
+def _slow_read(text: str, where: str) -> InstallLock:
+    import tomllib
+
+    from skillpack._internal.schemas import validation_errors
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _error(f"not valid TOML: {exc}", where) from None
+    errors = validation_errors(SCHEMA, doc)
+    if errors:
+        raise _error(
+            f"does not match its schema at '{errors[0][0]}': {errors[0][1]}",
+            where,
+            [f"also at '{k}': {m}" for k, m in errors[1:5]],
+        )
+    lock = InstallLock(
+        tuple(_pin(t) for t in doc.get("sources", [])),
+        tuple(_skill(t) for t in doc.get("skills", [])),
+    )
+    _check(lock, where)
+    return lock
+
+
+def _pin(table: Mapping[str, Any]) -> SourcePin:
+    signer = table.get("signer")
+    return SourcePin(
+        table["source"],
+        table["name"],
+        table["version"],
+        table["bundle-digest"],
+        table.get("manifest-digest"),
+        Signer(signer["mode"], signer["identity"], signer.get("issuer")) if signer else None,
+    )
+
+
+def _skill(table: Mapping[str, Any]) -> InstalledSkill:
+    return InstalledSkill(
+        table["name"],
+        table["source"],
+        table["skill-path"],
+        tuple(
+            InstalledDir(d["path"], tuple(d["agents"]), d.get("link", False))
+            for d in table["directories"]
+        ),
+        tuple(
+            LockedFile(f["path"], f["size"], f["digest"], f.get("executable", False))
+            for f in table["files"]
+        ),
+    )
+
+
+def _check(lock: InstallLock, where: str) -> None:
+    """What the schema cannot say: digests, names and paths that are safe to use, each
+    skill's source pinned, one copy per skill, names and directories used once."""
+    from skillpack.source.paths import unsafe_path
+
+    pinned = {p.source for p in lock.sources}
+    if len(pinned) != len(lock.sources):
+        raise _error("a source is pinned twice", where)
+    for pin in lock.sources:
+        for digest in (pin.bundle_digest, pin.manifest_digest):
+            if digest is not None and not DIGEST_RE.fullmatch(digest):
+                raise _error(f"source {pin.source!r}: malformed digest {digest!r}", where)
+    names: set[str] = set()
+    directories: set[str] = set()
+    for skill in lock.skills:
+        what = f"skill {skill.name!r}"
+        if not valid_skill_name(skill.name) or skill.name in names:
+            raise _error(f"{what}: not a valid skill name, or listed twice", where)
+        names.add(skill.name)
+        if skill.source not in pinned:
+            raise _error(f"{what}: its source {skill.source!r} is not pinned", where)
+        copies = [d for d in skill.directories if not d.link]
+        linked = len(copies) != len(skill.directories)
+        if not copies or (linked and len(copies) != 1) or not skill.files:
+            raise _error(f"{what}: needs its files and a copy (exactly one when the others "
+                         "link to it)", where)  # fmt: skip
+        for d in skill.directories:
+            if d.path in directories or Path(d.path).name != skill.name:
+                raise _error(f"{what}: directory {d.path!r} is listed twice or not named "
+                             "after the skill", where)  # fmt: skip
+            directories.add(d.path)
+        paths: set[str] = set()
+        for f in skill.files:
+            if unsafe_path(f.path) or f.path in paths or not DIGEST_RE.fullmatch(f.digest):
+                raise _error(f"{what}: file {f.path!r} is unsafe, listed twice or has a "
+                             "malformed digest", where)  # fmt: skip
+            paths.add(f.path)
+
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
+
+
+def valid_skill_name(name: object) -> bool:
+    """Whether ``name`` can be a skill's directory name in an agent directory: one plain
+    path segment (letters, digits, ``.``, ``_``, ``-``), not starting with a dot."""
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+
+
+def _error(message: str, where: str, details: list[str] | None = None) -> InstallLockError:
+    return InstallLockError(
+        "INS011",
+        f"the install lock {message}",
+        Location(where),
+        hint="restore it from version control, or delete it and run 'skillpack install' again",
+        details=details or [],
+    )
+
+
+def read_install_lock(path: Path) -> InstallLock:
+    """The install lock at ``path``; an empty lock when there is none."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return InstallLock()
+    except OSError as exc:
+        raise _error(f"cannot be read: {exc.strerror}", str(path)) from None
+    return parse_install_lock(data, str(path))

@@ -1,0 +1,217 @@
+"""An install's sources: a ``.skp`` file or an ``oci://`` reference, opened verified.
+
+:func:`open_source` fetches (``oci://``: into the content-addressed cache, digests
+checked by :mod:`skillpack.registry`), opens the bundle in full mode (every file checked
+against the lock) and, with a signature policy, checks its signature against that same
+open bundle, before the installer reads a byte of it. What it resolved to is a
+:class:`~skillpack.install.lockfile.SourcePin`.
+
+A source pinned by the install lock is opened at its pin: an ``oci://`` source by its
+manifest digest (from the cache when it is there), a file only if it still has the
+pinned digest. ``resolve=True`` (a source named on the command line, ``--upgrade``)
+asks where the source points now; ``frozen`` does too, and refuses a source that no
+longer serves its pin (``INS007``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from skillpack.errors import Location, SkillpackError, missing_path
+from skillpack.install.lockfile import Signer, SourcePin
+
+if TYPE_CHECKING:
+    from skillpack.bundle.reader import Bundle
+    from skillpack.registry.options import ClientOptions
+    from skillpack.signing.policy import SignaturePolicy
+    from skillpack.signing.verify import VerifiedBundle
+
+SCHEME = "oci://"
+#: verified file bytes kept in memory between the check and the write
+KEEP = 64 << 20
+
+
+def is_reference(source: str) -> bool:
+    return source.startswith(SCHEME)
+
+
+def source_key(text: str, project: Path) -> str:
+    """How the lock records a source: an ``oci://`` reference as normalised, a file by
+    its path relative to the project (``/``-separated), or absolute when outside it."""
+    if is_reference(text):
+        from skillpack.registry.reference import parse_reference
+
+        return str(parse_reference(text))
+    path = Path(os.path.abspath(text))
+    try:
+        return path.relative_to(project).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@dataclass
+class Opened:
+    """A source opened for installing: its verified bundle and what it resolved to."""
+
+    source: str  #: the lock's name for it (:func:`source_key`)
+    bundle: Bundle
+    pin: SourcePin
+    verified: VerifiedBundle | None
+    label: str  #: how messages name it
+
+    def close(self) -> None:
+        self.bundle.close()
+
+    def __enter__(self) -> Opened:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _moved(source: str, pinned: str, now: str, frozen: bool) -> SkillpackError:
+    what = "--frozen installs exactly what the lock pins" if frozen else "the lock pins it"
+    return SkillpackError(
+        "INS007",
+        f"{source} no longer serves the pinned bundle ({what})",
+        Location(source),
+        details=[f"pinned: {pinned}", f"now:    {now}"],
+        hint=f"'skillpack install --upgrade {source}' moves the pin (and shows what "
+        "changes); or restore the pinned bundle",
+    )
+
+
+def open_source(
+    source: str,
+    project: Path,
+    *,
+    policy: SignaturePolicy | None = None,
+    pinned: SourcePin | None = None,
+    resolve: bool = False,
+    frozen: bool = False,
+    options: ClientOptions | None = None,
+    offline: bool = False,
+) -> Opened:
+    """Open ``source`` (a lock name, see :func:`source_key`) verified. ``pinned``: its
+    pin in the install lock, used unless ``resolve``; ``frozen``: check that the source
+    still serves it (``INS007``). ``policy``: check the signature (``SIG…``)."""
+    if policy is not None and policy.requested:
+        policy.validate()  # bad options stop the command before any network
+    if is_reference(source):
+        path, manifest_digest, signatures, label, refetch = _fetch(
+            source, pinned, resolve=resolve, frozen=frozen, options=options, offline=offline
+        )
+    else:
+        path = Path(source) if Path(source).is_absolute() else project / source
+        manifest_digest, label, refetch = None, source, None
+        signatures = (policy.signature,) if policy is not None and policy.signature else ()
+        if not signatures:
+            from skillpack.signing.policy import default_signature_path
+
+            signatures = (default_signature_path(path),)
+        if not path.is_file():
+            if path.exists():
+                raise SkillpackError(
+                    "INS020",
+                    "not a bundle file",
+                    Location(str(path)),
+                    hint="give a .skp file or an oci:// reference",
+                )
+            raise missing_path(path, hint="give a .skp file or an oci:// reference")
+    from skillpack.bundle.reader import open_bundle
+
+    bundle = open_bundle(path, mode="full", keep=KEEP)
+    try:
+        digest = bundle.archive_digest()
+        moved = pinned is not None and manifest_digest is None and digest != pinned.bundle_digest
+        if moved and (frozen or not resolve):
+            assert pinned is not None
+            raise _moved(source, pinned.bundle_digest, digest, frozen)
+        verified = None
+        if policy is not None and policy.requested:
+            verified = _verify(path, bundle, signatures, policy, label, refetch)
+        manifest = bundle.manifest
+        signer = (
+            Signer(verified.mode, verified.signer, verified.issuer)
+            if verified is not None
+            else None
+        )
+        pin = SourcePin(source, manifest.name, manifest.version, digest, manifest_digest, signer)
+        return Opened(source, bundle, pin, verified, label)
+    except BaseException:
+        bundle.close()
+        raise
+
+
+def _verify(
+    path: Path,
+    bundle: Bundle,
+    signatures: tuple[Path, ...],
+    policy: SignaturePolicy,
+    label: str,
+    refetch: object,
+) -> VerifiedBundle:
+    from skillpack.signing.errors import SignatureError
+    from skillpack.signing.verify import verify_any_signature
+
+    try:
+        return verify_any_signature(path, signatures, policy, label=label, bundle=bundle)
+    except SignatureError:
+        fresh = refetch() if callable(refetch) else ()
+        if not fresh:
+            raise
+        # signatures pushed after the first fetch are not in the cache's record
+        return verify_any_signature(path, fresh, policy, label=label, bundle=bundle)
+
+
+def _fetch(
+    source: str,
+    pinned: SourcePin | None,
+    *,
+    resolve: bool,
+    frozen: bool,
+    options: ClientOptions | None,
+    offline: bool,
+) -> tuple[Path, str, tuple[Path, ...], str, object]:
+    """Fetch an ``oci://`` source into the cache: (bundle file, manifest digest,
+    signature files, label, a function fetching the signatures again or None)."""
+    from skillpack.registry import fetch_bundle
+    from skillpack.registry.reference import parse_reference
+
+    reference = parse_reference(source)
+    at_pin = pinned is not None and pinned.manifest_digest is not None and not resolve
+    if pinned is not None and pinned.manifest_digest is not None and frozen:
+        if reference.digest is None:  # a tag: it must still point at the pin
+            now = fetch_bundle(reference, options=options, offline=offline, signatures=False)
+            if now.manifest_digest != pinned.manifest_digest:
+                raise _moved(source, pinned.manifest_digest, now.manifest_digest, True)
+        at_pin = True
+    if at_pin:
+        assert pinned is not None and pinned.manifest_digest is not None
+        reference = reference.by_digest(pinned.manifest_digest)
+    fetched = fetch_bundle(reference, options=options, offline=offline)
+    label = str(fetched.reference)
+
+    def refetch() -> tuple[Path, ...]:
+        if offline or not fetched.from_cache:
+            return ()
+        again = fetch_bundle(fetched.reference, options=options, refresh_signatures=True)
+        return again.signature_paths
+
+    if (
+        pinned is not None
+        and pinned.manifest_digest is not None
+        and fetched.manifest_digest != pinned.manifest_digest
+        and (frozen or not resolve)
+    ):
+        raise _moved(source, pinned.manifest_digest, fetched.manifest_digest, frozen)
+    return fetched.bundle_path, fetched.manifest_digest, fetched.signature_paths, label, refetch

@@ -1,0 +1,110 @@
+"""The install lock: canonical bytes, and its two readings agree."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillpack.install import lockfile
+from skillpack.install.lockfile import (
+    InstalledDir,
+    InstalledSkill,
+    InstallLock,
+    InstallLockError,
+    LockedFile,
+    Signer,
+    SourcePin,
+    parse_install_lock,
+    render_install_lock,
+)
+
+digests = st.sampled_from(["sha256:" + c * 64 for c in "0123456789abcdef"])
+names = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,12}", fullmatch=True)
+text = st.text(st.sampled_from('ab-é/ "\\\t.'), min_size=1, max_size=10)
+segment = st.from_regex(r"[A-Za-z0-9_~-][A-Za-z0-9._~ é-]{0,8}", fullmatch=True)
+paths = st.lists(segment, min_size=1, max_size=3).map("/".join)
+
+
+@st.composite
+def locks(draw: st.DrawFn) -> InstallLock:
+    sources = draw(st.lists(text, min_size=1, max_size=3, unique=True))
+    pins = tuple(
+        SourcePin(
+            s,
+            draw(text),
+            draw(text),
+            draw(digests),
+            draw(st.none() | digests),
+            draw(
+                st.none()
+                | st.builds(Signer, st.sampled_from(["key", "keyless"]), text, st.none() | text)
+            ),
+        )
+        for s in sources
+    )
+    skills = []
+    for name in draw(st.lists(names, max_size=4, unique=True)):
+        agent_dirs = draw(st.lists(st.sampled_from([".agents/skills", ".claude/skills",
+                                                    "/abs/x y/skills"]), min_size=1,
+                                   max_size=3, unique=True))  # fmt: skip
+        link = draw(st.booleans()) and len(agent_dirs) > 1
+        directories = tuple(
+            InstalledDir(f"{d}/{name}", tuple(draw(st.lists(names, max_size=2))), link and i > 0)
+            for i, d in enumerate(agent_dirs)
+        )
+        files = tuple(
+            LockedFile(p, draw(st.integers(0, 10**9)), draw(digests), draw(st.booleans()))
+            for p in draw(st.lists(paths, min_size=1, max_size=4, unique=True))
+        )
+        skills.append(InstalledSkill(name, draw(st.sampled_from(sources)), draw(paths),
+                                     directories, files))  # fmt: skip
+    return InstallLock(pins, tuple(skills)).normalized()
+
+
+@settings(max_examples=150, deadline=None)
+@given(locks())
+def test_the_canonical_reading_and_tomllib_agree(lock: InstallLock) -> None:
+    data = render_install_lock(lock)
+    assert parse_install_lock(data, "x") == lock
+    # the slow path (tomllib and the schema) reads the same lock from the same bytes
+    assert lockfile._slow_read(data.decode(), "x") == lock
+    tomllib.loads(data.decode())  # and it is TOML
+
+
+def test_a_lock_in_another_layout_is_read_in_full() -> None:
+    lock = InstallLock(
+        (SourcePin("a.skp", "acme", "1.0.0", "sha256:" + "a" * 64),),
+        (InstalledSkill("review", "a.skp", "review",
+                        (InstalledDir(".agents/skills/review", ("codex",)),),
+                        (LockedFile("SKILL.md", 3, "sha256:" + "b" * 64),)),),
+    )  # fmt: skip
+    data = render_install_lock(lock) + b"# edited by hand\n"
+    assert parse_install_lock(data, "x") == lock
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ((b'source = "a.skp"\nname', b'source = "b.skp"\nname'), "is not pinned"),
+        ((b"size = 3", b"size = -3"), "schema"),
+        ((b'"sha256:bbbb', b'"sha256:BBBB'), "malformed digest"),
+        ((b'path = "SKILL.md"', b'path = "../SKILL.md"'), "unsafe"),
+        ((b'name = "review"', b'name = ".hidden"'), "not a valid skill name"),
+        ((b'lock-version = "1.0"', b'lock-version = "2.0"'), "schema"),
+        ((b"[[skills]]", b"[[skills"), "not valid TOML"),
+    ],
+)
+def test_a_lock_that_is_not_valid_is_refused(edit: tuple[bytes, bytes], message: str) -> None:
+    lock = InstallLock(
+        (SourcePin("a.skp", "acme", "1.0.0", "sha256:" + "a" * 64),),
+        (InstalledSkill("review", "a.skp", "review",
+                        (InstalledDir(".agents/skills/review", ("codex",)),),
+                        (LockedFile("SKILL.md", 3, "sha256:" + "b" * 64),)),),
+    )  # fmt: skip
+    data = render_install_lock(lock).replace(*edit)
+    with pytest.raises(InstallLockError, match=message) as caught:
+        parse_install_lock(data, "skillpack-install.lock")
+    assert caught.value.code == "INS011"

@@ -1,0 +1,64 @@
+"""``skillpack install oci://...`` against the real distribution registry of the
+registry tests: pinned by manifest digest, re-tagged sources, signatures as referrers."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.install.conftest import LOCK, Bundles, Run, ok, refused, snapshot, tree_files
+from tests.registry.conftest import cli_registry_env, registry  # noqa: F401  (fixtures)
+from tests.registry.servers import DistributionRegistry
+
+
+def test_install_from_a_registry_pins_the_manifest_digest(
+    sp: Run,
+    project: Path,
+    bundles: Bundles,
+    registry: DistributionRegistry,  # noqa: F811
+    cli_registry_env: dict[str, str],  # noqa: F811
+    keys: tuple[Path, Path],
+    other_keys: tuple[Path, Path],
+    tmp_path: Path,
+) -> None:
+    env = cli_registry_env
+    tag = registry.ref("acme/skills", "stable")
+    v1 = tmp_path / "acme-1.skp"
+    shutil.copy(bundles.v1, v1)
+    ok(sp("sign", v1, "--key", keys[0], extra=env))
+    pushed = ok(sp("push", v1, tag, extra=env)).stdout.strip()
+    digest = pushed.rpartition("@")[2]
+
+    # a wrong key or no signature at all: refused, nothing written
+    refused(sp("install", tag, "-a", "codex", "--key", other_keys[1], extra=env), "SIG", 1)
+    assert list(project.iterdir()) == []
+    ok(sp("install", tag, "-a", "codex", "--require-signature", "--key", keys[1], extra=env))
+    lock = (project / LOCK).read_text()
+    assert f'source = "{tag}"' in lock and f'manifest-digest = "{digest}"' in lock
+    assert 'signer = { mode = "key"' in lock
+    installed = project / ".agents" / "skills" / "review"
+    assert (installed / "scripts" / "check.sh").read_bytes() == b"#!/bin/sh\necho 1.0.0\n"
+
+    # the tag moves to version 2
+    v2 = tmp_path / "acme-2.skp"
+    shutil.copy(bundles.v2, v2)
+    ok(sp("push", v2, tag, extra=env))
+    before = snapshot(project)
+    err = refused(sp("install", "--frozen", extra=env), "INS007", 1)
+    assert digest in err
+    # a plain install keeps the pin (fetched by digest): nothing changes
+    ok(sp("install", extra=env))
+    assert snapshot(project) == before
+    # a new clone with the lock installs the pinned digest, from the registry
+    shutil.rmtree(project / ".agents")
+    fresh = {**env, "SKILLPACK_CACHE_DIR": str(tmp_path / "fresh-cache")}
+    ok(sp("install", extra=fresh))
+    assert tree_files(installed)["scripts/check.sh"] == b"#!/bin/sh\necho 1.0.0\n"
+    # --upgrade follows the tag (version 2 is unsigned: the signer policy refuses it)
+    refused(sp("install", "--upgrade", "--require-signature", "--key", keys[1], extra=env),
+            "SIG001", 1)  # fmt: skip
+    proc = ok(sp("install", "--upgrade", extra=env))
+    assert "~ version: 1.0.0 -> 2.0.0" in proc.stdout
+    assert tree_files(installed)["scripts/check.sh"] == b"#!/bin/sh\necho 2.0.0\n"
+    assert f'manifest-digest = "{digest}"' not in (project / LOCK).read_text()
+    assert "no drift" in ok(sp("install", "--check", extra=env)).stdout

@@ -1,0 +1,114 @@
+"""An install killed at any moment, and installs running at once."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli_env, run_cli, write_skill
+from tests.install.conftest import LOCK, Bundles, Run, ok, tree_files
+
+SKILLS = 200
+
+
+def _catalog(root: Path, version: str) -> Path:
+    root.mkdir(parents=True)
+    (root / "skillpack.toml").write_text(f'name = "big"\nversion = "{version}"\nroots = ["s"]\n')
+    for i in range(SKILLS):
+        write_skill(
+            root / "s",
+            f"skill-{i:03d}",
+            body=f"Version {version} of skill {i}.",
+            files={f"references/r{j}.md": f"{version} {i} {j}\n" * 40 for j in range(4)},
+        )
+    out = root / f"big-{version}.skp"
+    assert run_cli("build", root, "-o", out, "--no-lint").returncode == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def versions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("big")
+    return _catalog(base / "v1", "1"), _catalog(base / "v2", "2")
+
+
+def test_a_killed_install_leaves_each_skill_old_or_new(
+    sp: Run, project: Path, env: dict[str, str], versions: tuple[Path, Path]
+) -> None:
+    v1, v2 = versions
+    source = project / "big.skp"
+    shutil.copy(v1, source)
+    ok(sp("install", "big.skp", "-a", "claude-code"))
+    skills_dir = project / ".claude" / "skills"
+    old = {d.name: tree_files(d) for d in skills_dir.iterdir()}
+    shutil.copy(v2, source)
+    command = [sys.executable, "-m", "skillpack", "install", "--upgrade"]
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=project, env=cli_env(env), capture_output=True)
+    duration = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr
+    new = {d.name: tree_files(d) for d in skills_dir.iterdir()}
+    assert new != old
+    # back to version 1, then upgrades killed at points spread over a whole run
+    shutil.copy(v1, source)
+    ok(sp("install", "--upgrade"))
+    shutil.copy(v2, source)
+    mixed_runs = 0
+    for fraction in (0.35, 0.5, 0.6, 0.7, 0.8, 0.9):
+        child = subprocess.Popen(command, cwd=project, env=cli_env(env),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        time.sleep(duration * fraction)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        states = set()
+        for name in old:
+            files = tree_files(skills_dir / name)
+            assert files in (old[name], new[name]), f"{name} is neither old nor new"
+            states.add("old" if files == old[name] else "new")
+        mixed_runs += states == {"old", "new"}
+        # install --check tells what is left to do; a new run finishes the job
+        check = sp("install", "--check")
+        assert check.returncode in (0, 1)
+        ok(sp("install", "--upgrade"))
+        assert {d.name: tree_files(d) for d in skills_dir.iterdir() if d.is_dir()} == new
+        assert "no drift" in ok(sp("install", "--check")).stdout
+        assert not [p for p in skills_dir.iterdir() if p.name.startswith(".")]
+        shutil.copy(v1, source)
+        ok(sp("install", "--upgrade"))
+        shutil.copy(v2, source)
+    # at least one kill landed while skill directories were being swapped
+    assert mixed_runs >= 1
+
+
+def test_installs_at_once_are_serialized(sp: Run, project: Path, env: dict[str, str],
+                                         bundles: Bundles) -> None:  # fmt: skip
+    def start(*args: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "skillpack", "install", *args],
+            cwd=project,
+            env=cli_env(env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    for attempt in range(3):
+        runs = [
+            start(str(bundles.v1), "-a", "codex", "-s", "review"),
+            start(str(bundles.other), "-a", "codex", "-s", "helper"),
+            start(str(bundles.v1), "-a", "windsurf", "-s", "notes"),
+        ]
+        for run in runs:
+            _, err = run.communicate(timeout=120)
+            assert run.returncode == 0, err
+        lock = (project / LOCK).read_text()
+        # no run lost another's work: every skill is in the lock and on disk
+        for name in ("review", "helper", "notes"):
+            assert f'name = "{name}"' in lock, (attempt, lock)
+        assert "no drift" in ok(sp("install", "--check")).stdout
+        ok(sp("uninstall", "review", "helper", "notes"))
