@@ -24,8 +24,10 @@ from typing import IO, TYPE_CHECKING
 from skillpack.errors import EXIT_FINDINGS, SkillpackError, display_path
 
 if TYPE_CHECKING:
+    from skillpack.bundle.reader import Bundle
     from skillpack.registry import FetchResult, PushResult
     from skillpack.registry.options import ClientOptions
+    from skillpack.registry.reference import Reference
     from skillpack.signing.policy import SignaturePolicy, SigningOptions
     from skillpack.signing.verify import VerifiedBundle
 
@@ -141,83 +143,133 @@ def fetch_verified(
 ) -> Pulled:
     """Fetch ``reference`` into the cache, then verify it: in full, and with signature
     options (``policy.requested``) against its signature referrers. ``signatures``:
-    fetch the referrers even without signature options (to write one beside a pull)."""
-    from skillpack.registry import fetch_bundle
+    fetch the referrers even without signature options (to write one beside a pull).
+
+    The bundle is opened once, in full mode, and the digest of the bytes it verified
+    must be the manifest's (``REG042`` otherwise): so a blob already in the cache is
+    not hashed on its own first. When a cached copy fails, it is hashed: one that
+    changed since it was written is removed and fetched again (offline: ``REG060``)."""
+    from skillpack.registry import check_cached_bundle, fetch_bundle
 
     check = policy.requested or policy.signature is not None
     if check:
         policy.validate()  # bad options stop the command before any network
-    # without signature options the referrers are only written beside a pull: fetching
-    # them is best effort (a failure is a note), never a reason to refuse the bundle
-    fetched = fetch_bundle(
-        reference,
-        offline=offline,
-        signatures=signatures or check,
-        options=options,
-        best_effort_signatures=not check,
-    )
-    with naming_failures(fetched):
-        if check:
-            from skillpack.signing.errors import SignatureError
 
-            try:
-                verified = _verify_signatures(fetched, policy)
-            except SignatureError:
-                if not fetched.from_cache or offline:
-                    raise
-                # the cache holds the signatures seen at the first fetch: ask the
-                # registry for the current ones before refusing
-                fetched = fetch_bundle(fetched.reference, options=options, refresh_signatures=True)
-                verified = _verify_signatures(fetched, policy)
-            statement = verified.statement
-            signature = verified.signature.read_bytes()
+    def fetch(target: str | Reference, check_blob: bool) -> FetchResult:
+        # without signature options the referrers are only written beside a pull:
+        # fetching them is best effort (a failure is a note), never a refusal
+        return fetch_bundle(
+            target,
+            offline=offline,
+            signatures=signatures or check,
+            options=options,
+            best_effort_signatures=not check,
+            verify_cached_blob=check_blob,
+        )
+
+    fetched = fetch(reference, False)
+    try:
+        return _verify_fetched(fetched, policy, check, options, offline)
+    except SkillpackError:
+        if fetched.bundle_checked or check_cached_bundle(fetched):
+            raise  # the bundle itself, not a changed copy in the cache
+    # the cached copy had changed since it was written (removed now): fetch it again
+    return _verify_fetched(fetch(fetched.reference, True), policy, check, options, offline)
+
+
+def _verify_fetched(
+    fetched: FetchResult,
+    policy: SignaturePolicy,
+    check: bool,
+    options: ClientOptions,
+    offline: bool,
+) -> Pulled:
+    """Open the fetched bundle once, in full mode: its contents, its signature with
+    ``check``, and its archive digest against the manifest's."""
+    from skillpack.bundle.reader import open_bundle
+
+    with naming_failures(fetched), open_bundle(fetched.bundle_path, mode="full") as bundle:
+        manifest = bundle.manifest
+        if not check:
+            archive_digest = bundle.archive_digest()
+            _check_archive(fetched, archive_digest)
             return Pulled(
                 fetched,
-                statement.bundle_name,
-                statement.bundle_version,
-                _skill_count(fetched.bundle_path),
-                len(statement.files),
-                statement.archive_digest,
-                statement.lock_digest,
-                verified,
-                signature,
+                manifest.name,
+                manifest.version,
+                len(manifest.skills),
+                manifest.file_count,
+                archive_digest,
+                bundle.lock_digest,
+                None,
+                fetched.signature,
             )
-        from skillpack.bundle.verify import verify_bundle
+        from skillpack.registry import fetch_bundle
+        from skillpack.signing.errors import SignatureError
 
-        report = verify_bundle(fetched.bundle_path)
+        try:
+            verified = _verify_signatures(fetched, policy, bundle)
+        except SignatureError:
+            if not fetched.from_cache or offline:
+                raise
+            # the cache holds the signatures seen at the first fetch: ask the
+            # registry for the current ones before refusing
+            fetched = fetch_bundle(
+                fetched.reference,
+                options=options,
+                refresh_signatures=True,
+                verify_cached_blob=False,
+            )
+            verified = _verify_signatures(fetched, policy, bundle)
+        statement = verified.statement
+        # the signature bound this digest to the bytes verified (the open bundle's)
+        _check_archive(fetched, statement.archive_digest)
         return Pulled(
             fetched,
-            report.name,
-            report.version,
-            report.skills,
-            report.files,
-            report.archive_digest,
-            report.lock_digest,
-            None,
-            fetched.signature,
+            statement.bundle_name,
+            statement.bundle_version,
+            len(manifest.skills),
+            len(statement.files),
+            statement.archive_digest,
+            statement.lock_digest,
+            verified,
+            verified.signature.read_bytes(),
         )
 
 
-def _verify_signatures(fetched: FetchResult, policy: SignaturePolicy) -> VerifiedBundle:
-    """One of the fetched signature referrers must verify under ``policy``; a refusal
-    carries the fetch's notes (a referrer listed but gone, say)."""
+def _check_archive(fetched: FetchResult, archive_digest: str) -> None:
+    """The bytes verified are the manifest's layer (``REG042``, exit 1, otherwise)."""
+    if archive_digest != fetched.bundle_digest:
+        from skillpack.registry.errors import registry_error
+
+        raise registry_error(
+            "REG042",
+            f"the bundle verified has digest {archive_digest}, not the manifest's "
+            f"{fetched.bundle_digest}",
+            hint="the cached copy changed after it was fetched; fetch it again",
+        )
+
+
+def _verify_signatures(
+    fetched: FetchResult, policy: SignaturePolicy, bundle: Bundle
+) -> VerifiedBundle:
+    """One of the fetched signature referrers must verify under ``policy`` (against
+    ``bundle``, open in full mode); a refusal carries the fetch's notes (a referrer
+    listed but gone, say)."""
     from skillpack.signing.errors import SignatureError
     from skillpack.signing.verify import verify_any_signature
 
     try:
         return verify_any_signature(
-            fetched.bundle_path, fetched.signature_paths, policy, label=str(fetched.reference)
+            fetched.bundle_path,
+            fetched.signature_paths,
+            policy,
+            label=str(fetched.reference),
+            bundle=bundle,
         )
     except SignatureError as exc:
         exc.details.extend(note for note in fetched.notes if note not in exc.details)
         raise
-
-
-def _skill_count(path: Path) -> int:
-    from skillpack.bundle.reader import open_bundle
-
-    with open_bundle(path, mode="fast") as bundle:
-        return len(bundle.manifest.skills)
 
 
 @contextmanager

@@ -55,6 +55,7 @@ __all__ = [
     "Reference",
     "RegistryClient",
     "RegistryError",
+    "check_cached_bundle",
     "fetch_bundle",
     "parse_reference",
     "push_bundle",
@@ -97,7 +98,10 @@ class FetchResult:
     referrer (``signatures`` has all of them, in the registry's order), or ``None``;
     ``signature_paths`` are the same signatures' files in the cache, in that order.
     ``notes``: what was left out and why (a signature referrer the registry lists but no
-    longer has; with ``best_effort_signatures``, referrers that could not be fetched)."""
+    longer has; with ``best_effort_signatures``, referrers that could not be fetched).
+    ``bundle_checked``: the blob at ``bundle_path`` was hashed against ``bundle_digest``
+    by this fetch; ``False`` only for a blob already cached, fetched with
+    ``verify_cached_blob=False`` (its size was checked: the caller checks the rest)."""
 
     reference: Reference
     manifest_digest: str
@@ -111,6 +115,7 @@ class FetchResult:
     from_cache: bool
     signature_paths: tuple[Path, ...] = ()
     notes: tuple[str, ...] = ()
+    bundle_checked: bool = True
 
     @property
     def signature(self) -> bytes | None:
@@ -220,6 +225,7 @@ def fetch_bundle(
     environ: Mapping[str, str] | None = None,
     refresh_signatures: bool = False,
     best_effort_signatures: bool = False,
+    verify_cached_blob: bool = True,
 ) -> FetchResult:
     """Fetch a bundle into the content-addressed cache and return where it is.
 
@@ -240,7 +246,14 @@ def fetch_bundle(
     ``best_effort_signatures`` (a caller that does not need the signatures: they are
     not checked), any other failure while fetching referrers is a note too, never an
     error: the bundle is returned with the signatures fetched so far, and the cache
-    records no referrers for it (the next fetch asks again)."""
+    records no referrers for it (the next fetch asks again).
+
+    ``verify_cached_blob=False``: a bundle blob already in the cache is taken at its
+    size, not hashed again (``FetchResult.bundle_checked`` is then ``False``), for a
+    caller that checks its content otherwise and removes a copy that fails
+    (``Cache.discard``): the full verification's archive digest against
+    ``bundle_digest``, or the reader's lock, index and per-file digests. The cache
+    hashed it when it was written and renamed it into place only then."""
     from skillpack.registry.cache import Cache
     from skillpack.registry.errors import registry_error
     from skillpack.registry.reference import parse_reference
@@ -257,7 +270,7 @@ def fetch_bundle(
     if digest is None and offline and reference.tag is not None:
         digest = cache.get_tag(reference.registry, reference.repository, reference.tag)
     if digest is not None and not (refresh_signatures and signatures and not offline):
-        cached = _from_cache(cache, reference, digest, signatures)
+        cached = _from_cache(cache, reference, digest, signatures, verify_cached_blob)
         if cached is not None:
             return cached
     if offline:
@@ -267,7 +280,25 @@ def fetch_bundle(
             hint="fetch it once online, or drop --offline",
         )
     return _fetch_online(
-        cache, reference, signatures, _options(options, environ), best_effort_signatures
+        cache,
+        reference,
+        signatures,
+        _options(options, environ),
+        best_effort_signatures,
+        verify_cached_blob,
+    )
+
+
+def check_cached_bundle(fetched: FetchResult) -> bool:
+    """Hash the cached blob of ``fetched`` against its digest (for a caller whose check
+    of a blob taken unhashed, ``bundle_checked=False``, failed): True when it is
+    intact; a copy that changed since it was written is removed (False), and the next
+    fetch gets it again."""
+    from skillpack.registry.cache import Cache
+
+    # blobs/sha256/<hex> under the cache's root
+    return Cache(fetched.bundle_path.parents[2]).has_blob(
+        fetched.bundle_digest, fetched.bundle_size
     )
 
 
@@ -295,6 +326,7 @@ def _manifest_result(
     from_cache: bool,
     signature_paths: tuple[Path, ...],
     notes: tuple[str, ...] = (),
+    bundle_checked: bool = True,
 ) -> FetchResult:
     from skillpack.registry.artifact import ANNOTATION_BUNDLE_NAME, ANNOTATION_BUNDLE_VERSION
 
@@ -311,11 +343,12 @@ def _manifest_result(
         from_cache=from_cache,
         signature_paths=signature_paths,
         notes=notes,
+        bundle_checked=bundle_checked,
     )
 
 
 def _from_cache(
-    cache: Cache, reference: Reference, digest: str, want_signatures: bool
+    cache: Cache, reference: Reference, digest: str, want_signatures: bool, check_blob: bool
 ) -> FetchResult | None:
     """The cached bundle ``digest`` if everything it needs is cached and intact."""
     from skillpack.registry.artifact import (
@@ -331,7 +364,7 @@ def _from_cache(
         return None
     manifest = parse_image_manifest(data)
     layer = bundle_layer(manifest)
-    if not cache.has_blob(layer.digest, layer.size):
+    if not cache.has_blob(layer.digest, layer.size, check_digest=check_blob):
         return None
     found: list[bytes] = []
     paths: list[Path] = []
@@ -366,6 +399,7 @@ def _from_cache(
         tuple(found),
         True,
         tuple(paths),
+        bundle_checked=check_blob,
     )
 
 
@@ -375,6 +409,7 @@ def _fetch_online(
     want_signatures: bool,
     options: ClientOptions,
     best_effort: bool = False,
+    check_cached_blob: bool = True,
 ) -> FetchResult:
     import contextlib
 
@@ -397,11 +432,8 @@ def _fetch_online(
             )
         manifest = parse_image_manifest(fetched.data)
         layer = bundle_layer(manifest)
-        staging = (
-            contextlib.nullcontext(None)
-            if cache.has_blob(layer.digest, layer.size)
-            else cache.stage(layer.digest)
-        )
+        cached = cache.has_blob(layer.digest, layer.size, check_digest=check_cached_blob)
+        staging = contextlib.nullcontext(None) if cached else cache.stage(layer.digest)
         with staging as staged:
             if staged is not None:
                 client.get_blob(layer.digest, staged.file, size=layer.size)
@@ -410,9 +442,10 @@ def _fetch_online(
             if want_signatures:
                 signatures = _fetch_signatures(client, fetched.digest, best_effort)
                 small.update(signatures.small)
-            # everything checked out: only now does anything reach the cache
+            # everything checked out: only now does anything reach the cache (get_blob
+            # hashed the bytes it wrote as they came: not read again)
             if staged is not None:
-                staged.commit()
+                staged.commit(digest_checked=True)
         for digest, data in small.items():
             cache.put_bytes(digest, data)
         if want_signatures and signatures.complete:
@@ -430,6 +463,7 @@ def _fetch_online(
         False,
         tuple(cache.blob_path(d) for d in signatures.blob_digests),
         tuple(signatures.notes),
+        bundle_checked=check_cached_blob or not cached,
     )
 
 

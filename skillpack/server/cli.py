@@ -24,6 +24,7 @@ from skillpack.errors import Location, SkillpackError, UsageError, report_intern
 from skillpack.signing.options import add_require_signature_arguments, required_policy
 
 if TYPE_CHECKING:
+    from skillpack.registry import FetchResult
     from skillpack.server.sources import Mount
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
@@ -409,15 +410,37 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
 
     prefixes = _prefixes(args.prefix, len(args.sources))
     policy = required_policy(args)
+
+    def load(sources: list[_Source]) -> list[Mount]:
+        sources = _check_signatures(sources, policy, args, info)
+        return load_mounts(
+            [s.path for s in sources],
+            prefixes,
+            lint=args.lint,
+            log=info,
+            origins=[s.origin for s in sources],
+        )
+
     sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
-    sources = _check_signatures(sources, policy, args, info)
-    return load_mounts(
-        [s.path for s in sources],
-        prefixes,
-        lint=args.lint,
-        log=info,
-        origins=[s.origin for s in sources],
-    )
+    try:
+        return load(sources)
+    except SkillpackError:
+        # a bundle blob taken from the cache at its size (the reader checks the lock,
+        # the index and every file against their digests): hash it now, and fetch again
+        # one that changed since it was written
+        from skillpack.registry import check_cached_bundle
+
+        stale = [
+            i
+            for i, s in enumerate(sources)
+            if s.unchecked is not None and not check_cached_bundle(s.unchecked)
+        ]
+        if not stale:
+            raise
+    for i in stale:
+        info(f"{sources[i].origin}: the cached copy had changed since it was fetched")
+        sources[i] = _resolve(args.sources[i], args, policy is not None, info, check_blob=True)
+    return load(sources)
 
 
 def _is_loopback(host: str) -> bool:
@@ -581,6 +604,7 @@ class _Source:
     signatures: tuple[Path, ...] = ()  #: a pulled bundle's signature referrers
     from_cache: bool = False
     notes: tuple[str, ...] = ()  #: what the fetch left out (a referrer gone, say)
+    unchecked: FetchResult | None = None  #: a fetch whose cached blob was not hashed
 
 
 def _resolve(
@@ -590,11 +614,15 @@ def _resolve(
     info: Callable[[str], None],
     *,
     refresh: bool = False,
+    check_blob: bool = False,
 ) -> _Source:
     """A path, or an ``oci://`` reference fetched into the content-addressed cache (the
     registry package, and ``requests`` when the network is needed, are imported only
-    here). The fetch checks the manifest against its digest and the blob against the
-    manifest; the bundle is then checked as any bundle file is."""
+    here). The fetch checks the manifest against its digest and a blob it downloads
+    against the manifest; a blob already cached is taken at its size unless
+    ``check_blob`` (the reader checks its lock, index and every file against their
+    digests, and :func:`_mounts` hashes it when that fails); the bundle is then
+    checked as any bundle file is."""
     if not text.startswith(OCI_SCHEME):
         return _Source(Path(text), text)
     from skillpack.registry import fetch_bundle
@@ -615,6 +643,7 @@ def _resolve(
         signatures=signatures,
         options=options,
         refresh_signatures=refresh,
+        verify_cached_blob=check_blob,
     )
     origin = str(fetched.reference)
     info(
@@ -630,6 +659,7 @@ def _resolve(
         fetched.signature_paths,
         fetched.from_cache,
         fetched.notes,
+        None if fetched.bundle_checked else fetched,
     )
 
 

@@ -715,3 +715,87 @@ def test_registry_failures_show_the_http_status(
     message = refused(broken, "REG023", 2)
     assert "sent no token" in message and "\n  HTTP 200" in message
     assert not (tmp_path / "x.skp").exists()
+
+
+# -- the cache: a bundle blob hashed when written, not on every read -------------------------
+
+
+def _cached_blob(env: dict[str, str], digest: str) -> Path:
+    return Path(env["SKILLPACK_CACHE_DIR"]) / "oci" / "blobs" / "sha256" / digest[7:]
+
+
+def _forge_stamp(env: dict[str, str], digest: str) -> None:
+    """Make the stamp match the changed file, as if its bytes had rotted on the disk
+    without any write (which changes nothing a stat shows)."""
+    status = _cached_blob(env, digest).stat()
+    stamp = Path(env["SKILLPACK_CACHE_DIR"]) / "oci" / "stamps" / "sha256" / digest[7:]
+    assert stamp.is_file()
+    stamp.write_text(
+        f"{status.st_size} {status.st_mtime_ns} {status.st_ctime_ns} "
+        f"{status.st_ino} {status.st_dev}\n"
+    )
+
+
+def _flip(path: Path, offset: int) -> None:
+    with path.open("r+b") as f:
+        f.seek(offset)
+        byte = f.read(1)
+        f.seek(offset)
+        f.write(bytes([byte[0] ^ 0xFF]))
+
+
+def test_a_cached_bundle_that_changed_is_fetched_again(
+    registry: DistributionRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """A cached blob is not hashed on every read: its stamp (size, times, inode) says
+    it is the file whose digest was checked. A blob written since (stamp differs) is
+    hashed; one changed without a trace (the stamp forged here) is caught by the
+    verification (pull) or the reader (serve). Either way the copy is removed and
+    fetched again; offline, it is missing (REG060)."""
+    env = cli_registry_env
+    reference = _pushed_reference(
+        skillpack("push", project, registry.ref("acme/skills", "1"), env=env), registry.host
+    )
+    layer = _manifest(registry, reference)["layers"][0]["digest"]  # type: ignore[index]
+    out = tmp_path / "out"
+    ok(skillpack("pull", reference, "-o", out / "a.skp", env=env))
+    blob = _cached_blob(env, layer)
+    assert blob.read_bytes() == project.read_bytes()
+    cached = ok(skillpack("pull", reference, "-o", out / "a.skp", env=env))
+    assert "(from the cache)" in cached.stdout
+
+    middle = blob.stat().st_size // 2
+    _flip(blob, middle)  # a write: the stamp no longer matches
+    again = ok(skillpack("pull", reference, "-o", out / "b.skp", env=env))
+    assert "(from the registry)" in again.stdout
+    assert (out / "b.skp").read_bytes() == project.read_bytes() == blob.read_bytes()
+
+    _flip(blob, middle)
+    _forge_stamp(env, layer)  # unchanged to a stat: the full verification finds it
+    again = ok(skillpack("pull", reference, "-o", out / "c.skp", env=env))
+    assert "(from the registry)" in again.stdout
+    assert (out / "c.skp").read_bytes() == project.read_bytes() == blob.read_bytes()
+    ok(skillpack("verify", reference, env=env))
+
+    # serve: the central directory's end record broken without a trace: the reader
+    # refuses to open it, the copy is hashed, found changed and fetched again
+    end = project.read_bytes().rfind(b"PK\x05\x06")
+    _flip(blob, end)
+    _forge_stamp(env, layer)
+    proc, responses = serve_list(reference, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "the cached copy had changed since it was fetched" in proc.stderr
+    assert len(responses[0]["result"]["skills"]) == 2  # type: ignore[index]
+    assert blob.read_bytes() == project.read_bytes()
+    # a change a stat shows: hashed at once, before anything is opened
+    _flip(blob, middle)
+    proc, responses = serve_list(reference, env=env)
+    assert proc.returncode == 0 and f"{reference}: pulled" in proc.stderr, proc.stderr
+    # offline, a changed copy is a missing one
+    _flip(blob, middle)
+    refused(skillpack("pull", reference, "--offline", "-o", out / "d.skp", env=env), "REG060", 2)
+    assert not blob.exists()  # removed: the next online fetch gets it again
+    assert sorted(p.name for p in out.iterdir()) == ["a.skp", "b.skp", "c.skp"]
