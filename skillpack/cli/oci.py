@@ -55,7 +55,6 @@ class RegistryFlags:
 
     def client_options(self, stdin: IO[str] | None = None) -> ClientOptions:
         """The client's options; with ``--password-stdin`` the password is read here."""
-        from skillpack.registry.credentials import Credentials
         from skillpack.registry.errors import registry_error
         from skillpack.registry.options import ClientOptions
 
@@ -72,6 +71,8 @@ class RegistryFlags:
                 )
             if not self.username:
                 raise registry_error("REG025", "--username is empty")
+            from skillpack.registry.credentials import Credentials  # only when given
+
             password = read_password(sys.stdin if stdin is None else stdin)
             credentials = Credentials(self.username, password)
         return ClientOptions(

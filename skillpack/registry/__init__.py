@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -467,16 +467,17 @@ def _fetch_online(
     )
 
 
-@dataclass
 class _Signatures:
-    """The signature referrers fetched for one bundle manifest."""
+    """The signature referrers fetched for one bundle manifest (a plain class: a
+    dataclass costs its import on the cache-hit path too)."""
 
-    entries: list[dict[str, Any]] = field(default_factory=list)  #: for the cache's record
-    found: list[bytes] = field(default_factory=list)  #: the Sigstore bundles, in order
-    blob_digests: list[str] = field(default_factory=list)  #: their digests, in order
-    small: dict[str, bytes] = field(default_factory=dict)  #: manifests and blobs to cache
-    notes: list[str] = field(default_factory=list)
-    complete: bool = True  #: every referrer listed was fetched or is gone for good
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []  #: for the cache's record
+        self.found: list[bytes] = []  #: the Sigstore bundles, in order
+        self.blob_digests: list[str] = []  #: their digests, in order
+        self.small: dict[str, bytes] = {}  #: manifests and blobs to cache
+        self.notes: list[str] = []
+        self.complete = True  #: every referrer listed was fetched or is gone for good
 
 
 def _fetch_signatures(client: RegistryClient, subject: str, best_effort: bool) -> _Signatures:
