@@ -23,8 +23,9 @@ Exit codes (the README has the same table):
 
 ===  =================================================================
 0    success, nothing to report at error severity
-1    findings: lint errors, a stale lock, a failed verification or check
-2    usage or configuration error (bad flag, bad config, unreadable input)
+1    findings: lint errors, a stale lock, a failed verification or check; a failed write
+2    usage or configuration error (bad flag, bad config, unreadable input, an output path
+     that cannot be a file)
 3    internal error (a bug in skillpack; please report it)
 130  interrupted (SIGINT, Ctrl-C)
 ===  =================================================================
@@ -47,8 +48,10 @@ EXIT_INTERRUPTED = 130
 
 EXIT_CODES: Final = {
     EXIT_OK: "success, nothing at error severity",
-    EXIT_FINDINGS: "findings: lint errors, a stale lock, a failed verification or check",
-    EXIT_USAGE: "usage or configuration error (the message names the file, key or option)",
+    EXIT_FINDINGS: "findings: lint errors, a stale lock, a failed verification or check; a "
+    "failed write (a full disk)",
+    EXIT_USAGE: "usage or configuration error (the message names the file, key or option; "
+    "an output path that cannot be a file)",
     EXIT_INTERNAL: "internal error (a bug: rerun with `SKILLPACK_DEBUG=1` and report the "
     "traceback)",
     EXIT_INTERRUPTED: "interrupted (SIGINT, Ctrl-C)",
@@ -273,12 +276,39 @@ register(
          "and values."),
         ("CFG005", "a source root of the configuration is not a directory",
          "Fix `roots` or create the directory."),
+        ("CFG007", "two source roots overlap: the same directory with different prefixes, "
+         "or a root inside another",
+         "Every command (`lint`, `lock`, `build`, `serve DIR`) refuses such `roots`: the "
+         "skills of the inner root would be published twice, under two skill paths. The "
+         "message names both roots; list each directory once (a root inside a dot "
+         "directory of another, such as `.claude/skills` beside `.`, does not overlap). "
+         "The same entry given twice is merged."),
         ("CFG010", "the `[lint]` configuration is invalid",
          "A selector matching no rule, an unknown severity or a bad `per-path-ignores` "
          "entry; the message names the key."),
         ("CFG020", "`SKILLPACK_JOBS` is not a whole number of processes (1 or more)",
          "`SKILLPACK_JOBS` sets how many processes lint, lock and build share a large tree "
          "between; unset it for the default (one per CPU, at most 4)."),
+        ("CFG030", "a configured output path (`lock`, `[build] output`) is not inside the "
+         "project directory",
+         "A configuration (perhaps from a cloned repository) may only make skillpack write "
+         "below its own directory: the lock and the output directory are paths relative to "
+         "the project directory, inside it (symlinks resolved), and the output directory "
+         "is not the project directory itself. Every command refuses such a configuration "
+         "before any work ([configuration.md](configuration.md#what-skillpack-writes))."),
+        ("CFG031", "a configured output path (`lock`, `[build] output`) lies inside a skill",
+         "The lock and the bundles are never published: they may not be written into a "
+         "skill's directory, where they would replace its files or become part of it. The "
+         "project directory itself may be a skill: its lock, and the bundles and "
+         "signatures in its output directory, are then left out of it."),
+        ("CFG032", "a configured output path names a file skillpack did not write",
+         "`lock` and `build` replace only a lock skillpack wrote (it starts with the lock's "
+         "prologue, `lock-version = ...`) or a bundle (a zip archive with the bundle "
+         "comment), or create a new file: a `lock` naming `README.md` or `skillpack.toml`, "
+         "a directory, or an output directory that is a file is refused before any work. "
+         "Fix the configuration, or move the file away if skillpack should write there (a "
+         "lock damaged beyond its prologue, such as one with merge conflict markers, is "
+         "deleted and written again with `skillpack lock`)."),
     ),
 )  # fmt: skip
 
@@ -536,8 +566,6 @@ register(
            "([registry.md](registry.md)), the bundle's `BND` and `INT`, the signature's `SIG`."),
     _codes(
         F,
-        ("PUL001", "the pulled bundle or its signature cannot be written",
-         "Nothing was replaced: name a writable file with `-o FILE`."),
         ("PUL002", "the bundle's name and version do not make a file name",
          "Name the output with `-o FILE`."),
     ),
@@ -614,19 +642,46 @@ register(
 )  # fmt: skip
 
 register(
-    Family("OUT", "Output", "What a command prints on standard output."),
-    _codes(
-        F,
-        ("OUT001", "the output cannot be written (a full disk, an I/O error)",
-         "The command's own outcome stands if it failed; otherwise it exits 1. A reader that "
-         "goes away (`skillpack lint | head`) is not a failure: the output is dropped and "
-         "the exit code is the command's."),
-    ),
+    Family("OUT", "Output",
+           "What a command prints on standard output, and the files it writes where it is "
+           "told to: `-o` (`lint`, `build`, `sign`, `pull`, `push --sign`), `keygen "
+           "--out-dir`, and the configured lock and output directory. `-o -` is standard "
+           "output; a FIFO, character device or socket (or a symlink to one) is written "
+           "through; a symlink to a regular file stays a link and the file it points to is "
+           "replaced; any other file is replaced atomically, missing directories created. "
+           "A failed command replaces nothing, and messages name the path as given, never "
+           "a temporary file."),
+    [
+        *_codes(
+            F,
+            ("OUT001", "the output cannot be written (a full disk, an I/O error)",
+             "The command's own outcome stands if it failed; otherwise it exits 1. A reader "
+             "that goes away (`skillpack lint | head`) is not a failure: the output is "
+             "dropped and the exit code is the command's."),
+            ("OUT003", "writing a file failed: no space left, a file size limit, permissions, "
+             "a read-only file system, an I/O error, a reader that went away",
+             "Nothing was replaced: the previous file (and for `build`, the previous lock) is "
+             "as it was. The message names the path and gives the system's reason."),
+        ),
+        *_codes(
+            U,
+            ("OUT002", "an output path cannot be a file: a directory, a parent that is a "
+             "file, a name too long, a block device",
+             "Name a file (its missing directories are created), a FIFO, a character device, "
+             "a socket, or `-` for standard output."),
+            ("OUT004", "`-o` names a path inside a skill of the tree being built or linted",
+             "A report or bundle written there would replace a file of the skill or be "
+             "published with it by the next build. Write it outside every skill; the "
+             "output directory (`[build] output`, default `dist`) is never published, even "
+             "inside a project that is itself a skill."),
+        ),
+    ],
 )  # fmt: skip
 
 RETIRED.update(
     {
         "CFG006": "a missing path is USE001 in every command",
+        "PUL001": "a failed write is OUT002 or OUT003 in every command",
         "SRV001": "a missing path is USE001 in every command",
     }
 )
@@ -728,9 +783,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.output} is out of date: run python -m skillpack.errors", file=sys.stderr)
             return 1
         return 0
-    from skillpack._internal.fsutil import write_if_changed
-
-    if write_if_changed(args.output, text.encode("utf-8")):
+    data = text.encode("utf-8")
+    # not skillpack._internal.fsutil: it reports failures with this registry's codes
+    if not args.output.is_file() or args.output.read_bytes() != data:
+        args.output.write_bytes(data)
         print(f"wrote {args.output}")
     return 0
 

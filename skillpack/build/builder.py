@@ -2,27 +2,35 @@
 
 :func:`build` is the library form of ``skillpack build``. The pass
 (:func:`skillpack.build.pipeline.one_pass`) lints, hashes and prepares every skill from
-one read of each file. The archive is written to a temporary file beside the output and
-renamed into place, so an interrupted build leaves no half archive.
+one read of each file. Every output is planned before any work (a path that cannot be
+written, a configured path naming a file skillpack did not write, ``-o`` inside a skill:
+refused first) and written through the one writer
+(:class:`skillpack._internal.fsutil.Output`): the archive, the lock and the signature are
+each staged completely (the archive beside the output, the lock beside the lock) and only
+then put in place, the archive first. A build that fails at any point, a failed write
+included, leaves the previous archive, lock and signature as they were.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillpack._internal.fsutil import atomic_writer, write_if_changed
+from skillpack._internal.fsutil import Output, output_error
 from skillpack._internal.words import plural
 from skillpack.build.pipeline import Refusal, one_pass
+from skillpack.bundle import is_bundle_file
 from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
 from skillpack.bundle.zipformat import dos_datetime
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
-from skillpack.lockfile.lock import LockError, check_lock
-from skillpack.signing.policy import SigningOptions
+from skillpack.lockfile.lock import LockError, check_lock, is_lock_file
+from skillpack.signing.policy import SigningOptions, default_signature_path
 from skillpack.source.config import Config
 from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover, where_searched
+from skillpack.source.outputs import refuse_foreign, refuse_inside_skills
 
 Progress = Callable[[int, int], None]
 
@@ -38,6 +46,12 @@ class BuildResult:
     lock_written: bool
     lint: str  #: "passed" or "skipped" (--no-lint)
     signature: Path | None = None  #: the signature file, when signed
+    #: a signature of the previous archive, removed beside the new one (not signed)
+    removed_signature: Path | None = None
+
+    @property
+    def to_stdout(self) -> bool:
+        return str(self.output) == "-"
 
 
 def source_date_epoch(environ: Mapping[str, str] | None = None) -> int | None:
@@ -91,7 +105,35 @@ def build(
     if chosen not in COMPRESSIONS:
         raise UsageError("BLD004", f"unknown compression {chosen!r} (use deflate or stored)")
     mode: Compression = "stored" if chosen == "stored" else "deflate"
+    epoch = source_date_epoch() if epoch is None else epoch
+
+    # every output, before any work
+    target = output if output is not None else default_output(config)
+    if output is None:
+        refuse_foreign(config, "build.output", config.output_dir)
+        refuse_foreign(config, "build.output", target, "bundle", is_bundle_file)
+    if not locked:
+        refuse_foreign(config, "lock", config.lock_path, "lock", is_lock_file)
+    archive = Output(target, what="the bundle")
+    signature_path: Path | None = None
+    if not archive.to_stdout:
+        signature_path = (sign.output if sign else None) or default_signature_path(target)
+    elif signer is not None:
+        from skillpack.signing.errors import unusable
+
+        raise unusable(
+            "SIG020",
+            "--sign writes the signature beside the bundle, and -o - has no beside",
+            hint="name the bundle file with -o FILE, or sign it later with 'skillpack sign'",
+        )
+    signature = None
+    if signer is not None and signature_path is not None:
+        signature = Output(signature_path, what="the signature")
+
     tree = discover(config)
+    refuse_inside_skills(
+        config, tree.skills, [target] + ([signature_path] if signature_path and signer else [])
+    )
     if not tree.skills:
         roots = ", ".join(str(r.path) for r in config.roots)
         raise UsageError(
@@ -114,10 +156,10 @@ def build(
     refusal = Refusal(
         "BLD010", "the bundle was not built", "fix them (see 'skillpack lint') or pass --no-lint"
     )
-    epoch = source_date_epoch() if epoch is None else epoch
     done = one_pass(tree, lint=lint, refusal=refusal, compression=mode, stamp=dos_datetime(epoch))
     manifest, lock_bytes = done.manifest, done.lock
     lock_path = config.lock_path
+    lock: Output | None = None
     if locked:
         status = check_lock(lock_path, manifest, lock_bytes)
         if not status.up_to_date:
@@ -128,27 +170,46 @@ def build(
                 "run 'skillpack lock' and commit the result",
                 list(status.lines),
             )
-        written = False
     else:
-        written = write_if_changed(lock_path, lock_bytes)
-    target = output if output is not None else default_output(config)
-    with atomic_writer(target) as fh:
-        result = write_bundle(
-            fh,
-            manifest,
-            lock_bytes,
-            done.source,
-            compression=mode,
-            epoch=epoch,
-            progress=progress,
-            prepared=done.entries,
-            index=done.index,
-        )
-    signature = None
-    if sign is not None and signer is not None:
-        from skillpack.signing.sign import write_signature
+        lock = Output(lock_path, what="the lock")
+        if lock.holds(lock_bytes):
+            lock = None
+    staged = [archive, *(o for o in (lock, signature) if o is not None)]
+    try:
+        with archive.stage() as fh:
+            result = write_bundle(
+                fh,
+                manifest,
+                lock_bytes,
+                done.source,
+                compression=mode,
+                epoch=epoch,
+                progress=progress,
+                prepared=done.entries,
+                index=done.index,
+            )
+        if lock is not None:
+            lock.stage_bytes(lock_bytes)
+        if signature is not None and signer is not None:
+            from skillpack.signing.sign import statement_for
 
-        signature = write_signature(target, signer, sign.output)
+            signature.stage_bytes(signer(statement_for(archive.staged, name=target.name)))
+        stale = None
+        if signature is None and signature_path is not None and archive.is_file:
+            stale = _stale_signature(signature_path, archive, result.digest)
+        for out in staged:  # the archive first: a lock never describes a bundle not there
+            out.commit()
+    finally:
+        for out in staged:
+            out.discard()
+    if stale is not None:
+        try:
+            os.unlink(stale)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            shown = display_path(stale)
+            raise output_error(exc, shown, "the previous bundle's signature", "remove") from None
     return BuildResult(
         target,
         result.digest,
@@ -156,7 +217,24 @@ def build(
         len(manifest.skills),
         result.files,
         lock_path,
-        written,
+        lock is not None,
         "passed" if lint else "skipped",
-        signature,
+        None if signature is None else Path(signature.given),
+        stale,
     )
+
+
+def _stale_signature(signature: Path, archive: Output, digest: str) -> Path | None:
+    """``signature`` when it lies beside the archive file that ``archive`` replaces with
+    other bytes (of ``digest``), or beside no archive at all: it signs none of the new
+    bytes, and an unsigned build removes it."""
+    if not os.path.lexists(signature):
+        return None
+    if not archive.existed:
+        return signature
+    try:
+        with open(archive.target, "rb") as fh:
+            before = "sha256:" + hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError:
+        return None
+    return signature if before != digest else None

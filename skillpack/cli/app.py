@@ -100,8 +100,8 @@ def _root(
     """Lint, lock, build, sign and serve Agent Skills bundles for MCP.
 
     'skillpack COMMAND --help' explains a command. Exit status: 0 success, 1 findings
-    (lint errors, a stale lock, a failed verification or check), 2 usage or
-    configuration error, 3 a bug in skillpack, 130 interrupted.
+    (lint errors, a stale lock, a failed verification or check) or a failed write, 2
+    usage or configuration error, 3 a bug in skillpack, 130 interrupted.
     """
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -17,8 +18,9 @@ app = CommandApp()
 
 @app.command(
     "build",
-    epilog="Exit status: 0 built, 1 lint errors, a stale lock with --locked or files that "
-    "cannot be published, 2 usage or configuration error.",
+    epilog="Exit status: 0 built, 1 lint errors, a stale lock with --locked, files that "
+    "cannot be published or a failed write (nothing is replaced), 2 usage or configuration "
+    "error.",
 )
 @with_signing_options
 def build_command(
@@ -36,7 +38,7 @@ def build_command(
             "-o",
             "--output",
             metavar="FILE",
-            help="Bundle to write (default: <output>/<name>-<version>.skp).",
+            help="Bundle to write (default: <output>/<name>-<version>.skp; - for stdout).",
         ),
     ] = None,
     locked: Annotated[
@@ -93,14 +95,23 @@ def build_command(
         )
     finally:
         bar.close()
+    # with -o -, stdout carries the bundle: what was done goes to stderr
+    report = sys.stderr if result.to_stdout else sys.stdout
     if result.lock_written:
-        print(f"wrote {display_path(result.lock_path)}")
-    print(f"built {display_path(result.output)}")
-    print(f"  {result.digest}")
+        print(f"wrote {display_path(result.lock_path)}", file=report)
+    print(f"built {'stdout' if result.to_stdout else display_path(result.output)}", file=report)
+    print(f"  {result.digest}", file=report)
     print(
         f"  {plural(result.skills, 'skill')}, {plural(result.files, 'file')}, "
-        f"{plural(result.size, 'byte')} (lint: {result.lint})"
+        f"{plural(result.size, 'byte')} (lint: {result.lint})",
+        file=report,
     )
     if result.signature is not None:
-        print(f"signed: wrote {display_path(result.signature)}")
+        print(f"signed: wrote {display_path(result.signature)}", file=report)
+    if result.removed_signature is not None:
+        print(
+            f"removed {display_path(result.removed_signature)}: it signed the previous bundle "
+            "(sign this one with 'skillpack sign' or build --sign)",
+            file=report,
+        )
     return 0

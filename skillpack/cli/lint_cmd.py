@@ -25,7 +25,7 @@ def split_selectors(values: list[str] | None) -> list[str]:
     "lint",
     epilog="Rules are selected by code, prefix or ALL (--select SP1,SP305); 'skillpack rule "
     "CODE' explains one. Exit status: 0 no finding at error severity, 1 findings at error "
-    "severity, 2 usage or configuration error.",
+    "severity or a failed write of the report, 2 usage or configuration error.",
 )
 def lint_command(
     paths: Annotated[
@@ -41,7 +41,9 @@ def lint_command(
     ] = "text",
     output: Annotated[
         Path | None,
-        typer.Option("-o", "--output", metavar="FILE", help="Write the report to FILE."),
+        typer.Option(
+            "-o", "--output", metavar="FILE", help="Write the report to FILE (- for stdout)."
+        ),
     ] = None,
     fix: Annotated[
         bool, typer.Option("--fix", help="Apply the safe fixes (SP013, SP405, SP406, SP407).")
@@ -67,7 +69,7 @@ def lint_command(
     config: ConfigOpt = None,
 ) -> int:
     """Check skills: frontmatter, Agent Skills fields, skill paths and limits, files, body."""
-    from skillpack._internal.fsutil import atomic_write
+    from skillpack._internal.fsutil import Output
     from skillpack.build.pipeline import lint_tree
     from skillpack.lint import LintOptions
     from skillpack.lint.reporters import (
@@ -77,10 +79,14 @@ def lint_command(
         summary,
         use_colour,
     )
+    from skillpack.source.outputs import refuse_inside_skills
     from skillpack.source.targets import no_skills_found, resolve_targets
 
+    report_file = None if output is None else Output(output, what="the lint report")
     given = paths or []
     targets = resolve_targets(given, config)
+    if output is not None:
+        refuse_inside_skills(targets.config, targets.tree.skills, [output])
     if not targets.tree.skills:
         raise no_skills_found(targets.tree)
     options = LintOptions.from_config(
@@ -107,8 +113,8 @@ def lint_command(
         report = render_text(result, base, colour=output is None and use_colour(sys.stdout))
     else:
         report = RENDERERS[output_format](result, base)
-    if output is not None:
-        atomic_write(output, report.encode("utf-8"))
+    if report_file is not None:
+        report_file.write(report.encode("utf-8"))
     else:
         sys.stdout.write(report)
         sys.stdout.flush()

@@ -35,11 +35,14 @@ def lock_command(
     from skillpack.build.pipeline import lock_tree
     from skillpack.cli.output import plural
     from skillpack.errors import display_path
-    from skillpack.lockfile.lock import LockError, check_lock
+    from skillpack.lockfile.lock import LockError, check_lock, is_lock_file
     from skillpack.source.config import resolve_config
     from skillpack.source.discovery import discover
+    from skillpack.source.outputs import refuse_foreign
 
     cfg = resolve_config([path] if path else [], config)
+    if not check:  # only a lock skillpack wrote is replaced, checked before any work
+        refuse_foreign(cfg, "lock", cfg.lock_path, "lock", is_lock_file)
     manifest, data = lock_tree(discover(cfg))
     shown = display_path(cfg.lock_path)
     counts = f"{plural(len(manifest.skills), 'skill')}, {plural(manifest.file_count, 'file')}"
@@ -55,9 +58,11 @@ def lock_command(
             )
         print(f"{shown} is up to date ({counts})")
         return
-    from skillpack._internal.fsutil import write_if_changed
+    from skillpack._internal.fsutil import Output
 
-    if write_if_changed(cfg.lock_path, data):
-        print(f"wrote {shown} ({counts})")
-    else:
+    lock = Output(cfg.lock_path, what="the lock")
+    if lock.holds(data):
         print(f"{shown} is up to date ({counts})")
+    else:
+        lock.write(data)
+        print(f"wrote {shown} ({counts})")

@@ -6,14 +6,13 @@ asked for, the blob against the manifest). What a pulled bundle is worth is deci
 here, by the bundle reader in full mode (every file against the lock) and, with
 signature options, by :func:`skillpack.signing.verify.verify_any_signature` over its
 signature referrers, before anything is written; :func:`write_pulled` then writes it
-with the one atomic writer.
+with the one writer.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from skillpack.errors import EXIT_FINDINGS, SkillpackError, display_path
+from skillpack.errors import SkillpackError, display_path
 
 if TYPE_CHECKING:
     from skillpack.bundle.reader import Bundle
@@ -309,49 +308,51 @@ class PullWritten:
 
 def write_pulled(pulled: Pulled, output: Path) -> PullWritten:
     """Write the verified bundle to ``output`` and its signature (if it has one) to
-    ``OUTPUT.sigstore.json``, each atomically (``skillpack._internal.fsutil``): on any
-    failure neither file is replaced.
+    ``OUTPUT.sigstore.json`` with the one writer (:class:`skillpack._internal.fsutil.Output`):
+    both are staged, then put in place; on any failure neither file is replaced. With
+    ``-o -`` the bundle goes to stdout and its signature is not written.
 
     A bundle pulled without a signature never lands beside an ``OUTPUT.sigstore.json``
     about another archive (one left by an earlier pull, say: ``verify OUTPUT --key``
-    would then fail on it): that file is set aside before the bundle is renamed into
-    place and removed after, or put back if the bundle cannot be written. A signature
-    that names this very archive is kept."""
-    from skillpack._internal.fsutil import atomic_writer
+    would then fail on it): that file is set aside just before the bundle is put in
+    place and removed after, or put back if the bundle cannot be put in place. A
+    signature that names this very archive is kept."""
+    from skillpack._internal.fsutil import Output, copy_into, output_error
     from skillpack.signing.policy import default_signature_path
 
-    written = [output]
+    bundle = Output(output, what="the pulled bundle")
+    staged = [bundle]
     signature_path = default_signature_path(output)
-    stale = None if pulled.signature is not None else _stale_signature(signature_path, pulled)
+    if pulled.signature is not None and not bundle.to_stdout:
+        staged.append(Output(signature_path, what="the pulled signature"))
+    stale = None
+    if pulled.signature is None and bundle.is_file:
+        stale = _stale_signature(signature_path, pulled)
     aside: Path | None = None
     try:
-        with atomic_writer(output) as out:
-            with pulled.fetched.bundle_path.open("rb") as source:
-                shutil.copyfileobj(source, out, 1024 * 1024)
-            if pulled.signature is not None:
-                # inside the bundle's writer: a signature that cannot be written leaves
-                # the bundle unreplaced too
-                with atomic_writer(signature_path) as sig:
-                    sig.write(pulled.signature)
-                written.append(signature_path)
-            elif stale is not None:
-                # last before the bundle's rename: never a new bundle beside it
+        with bundle.stage() as out:
+            copy_into(out, pulled.fetched.bundle_path)
+        if len(staged) > 1 and pulled.signature is not None:
+            staged[1].stage_bytes(pulled.signature)
+        if stale is not None:
+            # last before the bundle is put in place: never a new bundle beside it
+            try:
                 aside = _set_aside(stale)
-    except OSError as exc:
-        _put_back(aside, stale)
-        target = exc.filename or output
-        raise SkillpackError(
-            "PUL001",
-            f"cannot write {display_path(target)}: {exc.strerror or exc}",
-            hint="name a writable file with -o FILE",
-            exit_code=EXIT_FINDINGS,
-        ) from None
+            except OSError as exc:
+                raise output_error(
+                    exc, display_path(stale), "the signature of another archive", "remove"
+                ) from None
+        for item in staged:
+            item.commit()
     except BaseException:
         _put_back(aside, stale)
         raise
+    finally:
+        for item in staged:
+            item.discard()
     if aside is not None:
         aside.unlink(missing_ok=True)
-    return PullWritten(written, stale)
+    return PullWritten([Path(item.given) for item in staged], stale)
 
 
 def _stale_signature(path: Path, pulled: Pulled) -> Path | None:
@@ -428,12 +429,21 @@ def push_file(
     signature_path = default_signature_path(bundle)
     if signing is not None:
         signature_path = signing.output or signature_path
-        from skillpack._internal.fsutil import atomic_write
+        from skillpack._internal.fsutil import Output
+        from skillpack.signing.errors import unusable
         from skillpack.signing.sign import signer_for, statement_for
 
+        written = Output(signature_path, what="the signature")
+        if not written.is_file:  # the signature is pushed from the file written
+            raise unusable(
+                "SIG020",
+                f"push --sign -o {signature_path}: the signature is pushed from the file it "
+                "is written to, a regular file",
+                hint="name a file with -o FILE (or leave -o out: BUNDLE.sigstore.json)",
+            )
         signer = signer_for(signing)  # a missing token or key stops before any work
         statement = statement_for(bundle)  # the bundle in full mode
-        atomic_write(signature_path, signer(statement))
+        written.write(signer(statement))
         name, version = statement.bundle_name, statement.bundle_version
         archive_digest = statement.archive_digest
     else:

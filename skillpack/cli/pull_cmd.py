@@ -27,8 +27,8 @@ app = CommandApp()
 @app.command(
     "pull",
     epilog="Exit status: 0 pulled, verified and written; 1 a digest, the bundle or its "
-    "signature does not check out, or the file cannot be written (nothing is written); "
-    "2 usage, credentials or a registry error.",
+    "signature does not check out, or writing the file fails (nothing is written); "
+    "2 usage, credentials or a registry error, or a path that cannot be a file.",
 )
 @with_policy_options
 def pull(
@@ -44,7 +44,7 @@ def pull(
             "-o",
             "--output",
             metavar="FILE",
-            help="Where to write the bundle (default: NAME-VERSION.skp here).",
+            help="Where to write the bundle (default: NAME-VERSION.skp here; - for stdout).",
             show_default=False,
         ),
     ] = None,
@@ -63,25 +63,32 @@ def pull(
     'skillpack verify' does. With signature options (the same as verify's), its
     signature referrers are fetched and one must verify: none is SIG001. Then FILE and
     FILE.sigstore.json (the verified signature; without options, the first one) are
-    written atomically. Fetched content is kept in the cache (SKILLPACK_CACHE_DIR, else
+    written atomically (with -o -, the bundle goes to stdout and no signature is
+    written). Fetched content is kept in the cache (SKILLPACK_CACHE_DIR, else
     ~/.cache/skillpack/oci): a digest pulled once needs no network again.
     """
+    from skillpack._internal.fsutil import Output
     from skillpack.cli.oci import default_output, fetch_verified, write_pulled
     from skillpack.errors import display_path
 
+    if output is not None:
+        Output(output, what="the pulled bundle")  # a path that cannot be written: refused now
     options = flags(username, password_stdin, insecure_registry, timeout).client_options()
     pulled = fetch_verified(reference, policy, options, offline=offline)
     target = output if output is not None else default_output(pulled)
     written = write_pulled(pulled, target)
     for note in pulled.notes:
         print(f"note: {note}", file=sys.stderr)
+    # with -o -, stdout carries the bundle: what was done goes to stderr
+    report = sys.stderr if str(target) == "-" else sys.stdout
     source = "from the cache" if pulled.fetched.from_cache else "from the registry"
-    print(f"pulled {pulled.reference} ({source})")
-    print(pulled.summary())
+    print(f"pulled {pulled.reference} ({source})", file=report)
+    print(pulled.summary(), file=report)
     for path in written.written:
-        print(f"wrote {display_path(path)}")
+        print(f"wrote {'stdout' if str(path) == '-' else display_path(path)}", file=report)
     if written.removed is not None:
         print(
             f"removed {display_path(written.removed)}: not a signature of this bundle "
-            "(pulled without one)"
+            "(pulled without one)",
+            file=report,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -30,4 +31,7 @@ def sign(
     from skillpack.signing.sign import sign_bundle
 
     output = sign_bundle(bundle, signing)
-    print(f"wrote {display_path(output)}")
+    if str(output) == "-":  # the signature went to stdout
+        print("wrote the signature to stdout", file=sys.stderr)
+    else:
+        print(f"wrote {display_path(output)}")

@@ -18,8 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,86 +72,98 @@ class CheckReport:
         }
 
 
+_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """The file's bytes when it holds exactly ``size`` of them, else None."""
+    chunks = []
+    left = size + 1  # one byte more than locked tells a longer file
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    data = b"".join(chunks)
+    return data if len(data) == size else None
+
+
 def digest_of(path: str, size: int, dir_fd: int | None = None) -> str | None:
     """sha256 of the regular file at ``path`` (never following a link; relative to
     ``dir_fd`` when given) when it has ``size`` bytes, else None."""
     try:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
-        fd = os.open(path, flags, dir_fd=dir_fd)
+        fd = os.open(path, _READ, dir_fd=dir_fd)
     except OSError:
         return None
     try:
-        chunks = []
-        left = size + 1  # one byte more than locked tells a longer file
-        while left > 0:
-            chunk = os.read(fd, left)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        data = _read_exactly(fd, size)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    if len(data) != size:
-        return None
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return None if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _walk(directory: str, prefix: str = "") -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Every entry under ``directory`` (not following links), as (relative path, entry)."""
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            rel = prefix + entry.name
-            yield rel, entry
-            if entry.is_dir(follow_symlinks=False):
-                yield from _walk(entry.path, rel + "/")
-
-
-def compare_tree(directory: Path, files: Sequence[LockedFile]) -> list[tuple[str, str]]:
-    """(kind, path) of every difference between ``directory`` (a real directory) and
-    ``files``; empty when it holds exactly them."""
-    base = str(directory)
-    wanted = {f.path: f for f in files}
-    found: dict[str, os.DirEntry[str]] = {}
-    dirs: set[str] = set()
-    problems: list[tuple[str, str]] = []
+def _same_file(path: str, f: LockedFile) -> bool:
+    """Whether ``path`` is a regular file (not a link) with ``f``'s size, executable bit
+    and sha256: one open, one fstat, one read."""
     try:
-        for rel, entry in _walk(base):
-            if entry.is_dir(follow_symlinks=False):
-                dirs.add(rel)
-            else:
-                found[rel] = entry
-    except OSError:
-        return [("missing directory", "")]
-    parents = {p.rpartition("/")[0] for p in wanted}
-    needed = set()
-    for parent in parents:
-        while parent:
-            needed.add(parent)
-            parent = parent.rpartition("/")[0]
-    problems += [("extra", d) for d in sorted(dirs - needed) if not _has_wanted(d, wanted)]
-    for rel in sorted(found.keys() - wanted.keys()):
-        problems.append(("extra", rel))
-    for rel, f in wanted.items():
-        there = found.get(rel)
-        if there is None:
-            problems.append(("missing", rel))
-            continue
-        entry = there
-        st = entry.stat(follow_symlinks=False)
+        fd = os.open(path, _READ)
+    except OSError:  # a symlink (ELOOP), or gone
+        return False
+    try:
+        st = os.fstat(fd)
         if (
             not stat.S_ISREG(st.st_mode)
             or st.st_size != f.size
             or bool(st.st_mode & 0o100) != f.executable
-            or digest_of(entry.path, f.size) != f.digest
         ):
-            problems.append(("modified", rel))
-    return problems
+            return False
+        data = _read_exactly(fd, f.size)
+    finally:
+        os.close(fd)
+    return data is not None and "sha256:" + hashlib.sha256(data).hexdigest() == f.digest
 
 
-def _has_wanted(directory: str, wanted: dict[str, LockedFile]) -> bool:
-    prefix = directory + "/"
-    return any(p.startswith(prefix) for p in wanted)
+def compare_tree(directory: Path, files: Sequence[LockedFile]) -> list[tuple[str, str]]:
+    """(kind, path) of every difference between ``directory`` (a real directory) and
+    ``files``; empty when it holds exactly them. A directory that should not be there is
+    one ``extra`` (its contents are not listed); nothing is followed through a link."""
+    wanted = {f.path: f for f in files}
+    parents = set()
+    for path in wanted:
+        head = path.rpartition("/")[0]
+        while head and head not in parents:
+            parents.add(head)
+            head = head.rpartition("/")[0]
+    problems: list[tuple[str, str]] = []
+    present: set[str] = set()
+    stack = [("", str(directory))]
+    while stack:
+        prefix, path = stack.pop()
+        try:
+            entries = os.scandir(path)
+        except OSError:
+            if not prefix:
+                return [("missing directory", "")]
+            continue
+        with entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if rel in parents:
+                        stack.append((rel + "/", entry.path))
+                    else:
+                        problems.append(("extra", rel))
+                    continue
+                f = wanted.get(rel)
+                if f is None:
+                    problems.append(("extra", rel))
+                    continue
+                present.add(rel)
+                if not _same_file(entry.path, f):
+                    problems.append(("modified", rel))
+    problems += [("missing", p) for p in wanted if p not in present]
+    return sorted(problems, key=lambda item: (item[1], item[0]))
 
 
 def _check_skill(lock_skill: InstalledSkill, scope: Scope) -> tuple[list[Drift], int]:
@@ -185,10 +196,17 @@ def _check_skill(lock_skill: InstalledSkill, scope: Scope) -> tuple[list[Drift],
 
 def check_installed(lock: InstallLock, scope: Scope, jobs: int | None = None) -> CheckReport:
     """Compare every installed skill with ``lock``."""
+    from skillpack._internal.parallel import default_jobs, map_ranges
+
     report = CheckReport(skills=len(lock.skills))
-    jobs = jobs or min(4, os.cpu_count() or 1)
-    with ThreadPoolExecutor(jobs) as pool:  # reading and hashing release the GIL
-        for drift, files in pool.map(lambda s: _check_skill(s, scope), lock.skills):
+    skills = lock.skills
+
+    def work(start: int, stop: int) -> list[tuple[list[Drift], int]]:
+        return [_check_skill(s, scope) for s in skills[start:stop]]
+
+    # reading and hashing thousands of small files: shared between forked processes
+    for part in map_ranges(work, len(skills), jobs or default_jobs(len(skills))):
+        for drift, files in part:
             report.drift += drift
             report.files += files
     report.directories = sum(len(s.directories) for s in lock.skills)

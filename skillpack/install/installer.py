@@ -54,6 +54,7 @@ from skillpack.install.targets import (
 
 if TYPE_CHECKING:
     from skillpack._internal.canonical import JSONValue
+    from skillpack._internal.fstree import NewFile
     from skillpack.changes import ManifestDiff
     from skillpack.manifest import SkillEntry
     from skillpack.registry.options import ClientOptions
@@ -88,7 +89,9 @@ class Settings:
     frozen: bool = False
     #: None: no upgrade; empty: every source; else skill names or sources to upgrade
     upgrade: tuple[str, ...] | None = None
-    registry: ClientOptions | None = None
+    #: the registry client's options, made when an ``oci://`` source needs them (reading
+    #: ``--password-stdin``, importing the HTTP library: not for an install from files)
+    registry: Callable[[], ClientOptions | None] = lambda: None
     offline: bool = False
     #: the signature policy for sources without one of their own (command line)
     policy: SignaturePolicy | None = None
@@ -223,7 +226,7 @@ def _open_all(
                 pinned=pinned,
                 resolve=resolve,
                 frozen=settings.frozen,
-                options=settings.registry,
+                options=settings.registry() if is_reference(key) else None,
                 offline=settings.offline,
             )
     except BaseException:
@@ -251,7 +254,7 @@ def _locked_placements(lock: InstallLock, scope: Scope) -> dict[str, Placement]:
 def _requested_placements(
     request: Request, key: str, source: Opened, settings: Settings
 ) -> list[Placement]:
-    skills = source.bundle.manifest.skills
+    skills = source.manifest.skills
     wanted = set(request.skills) - {"*"}
     names: dict[str, SkillEntry] = {}
     for skill in skills:
@@ -289,7 +292,7 @@ def _unknown_skills(missing: set[str], sources: Sequence[Opened]) -> None:
     """``INS003`` for -s names that no source has, listing the skills they have."""
     if not missing:
         return
-    available = sorted({str(skill_name(s)) for o in sources for s in o.bundle.manifest.skills})
+    available = sorted({str(skill_name(s)) for o in sources for s in o.manifest.skills})
     labels = " or ".join(o.label for o in sources)
     raise UsageError(
         "INS003",
@@ -327,23 +330,45 @@ def _check_conflicts(placements: Mapping[str, Placement]) -> None:
 # --- 4. writing ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Want:
-    """A skill's files as the bundle has them (verified), relative to its directory."""
+    """A skill's files: what they must be (from the bundle's manifest, or the lock for a
+    source at an unchanged pin) and, on demand, their verified bytes."""
 
+    name: str
     files: tuple[LockedFile, ...]
-    data: tuple[bytes, ...]
+    source: Opened
+    skill_path: str
+
+    def new_files(self) -> list[NewFile]:
+        """The files' bytes from the bundle, opened in full (every file verified) if it
+        was not yet."""
+        from skillpack._internal.fstree import NewFile
+
+        bundle = self.source.bundle
+        entry = bundle.manifest.skill(f"skill://{self.skill_path}/SKILL.md")
+        if entry is None or _locked_files(entry) != self.files:
+            raise _error(
+                "INS011",
+                f"the install lock does not describe {self.name} as {self.source.label} has it",
+                hint="restore the lock from version control, or reinstall the skill",
+            )
+        return [NewFile(f.path, bundle.read_verified(f), f.executable) for f in entry.files]
 
 
-def _wanted_files(source: Opened, skill: SkillEntry) -> _Want:
-    files = tuple(LockedFile(f.path, f.size, f.digest, f.executable) for f in skill.files)
-    return _Want(files, tuple(source.bundle.read_verified(f) for f in skill.files))
+def _locked_files(entry: SkillEntry) -> tuple[LockedFile, ...]:
+    return tuple(LockedFile(f.path, f.size, f.digest, f.executable) for f in entry.files)
 
 
-def same_tree(directory: Path, files: Sequence[LockedFile]) -> bool:
-    """Whether ``directory`` (a real directory, not a link) holds exactly ``files``:
-    the same paths, sizes, sha256 and executable bits, and nothing else."""
+def _already_right(copies: Sequence[tuple[Path, tuple[LockedFile, ...]]]) -> set[Path]:
+    """The directories among ``copies`` that hold exactly their files: every file read
+    and hashed, shared between forked processes when there are many."""
+    from skillpack._internal.parallel import default_jobs, map_ranges
     from skillpack.install.drift import compare_tree
 
-    return not compare_tree(directory, files)
+    def work(start: int, stop: int) -> list[Path]:
+        return [d for d, files in copies[start:stop] if not compare_tree(d, files)]
+
+    found = map_ranges(work, len(copies), default_jobs(len(copies))) if copies else []
+    return {d for part in found for d in part}
 
 
 def _in_the_way(path: Path, shown: str, name: str) -> SkillpackError:
@@ -356,48 +381,70 @@ def _in_the_way(path: Path, shown: str, name: str) -> SkillpackError:
 
 
 class _Writer:
-    """Writes skill directories through staging directories, remembering what it did."""
+    """Writes skill directories through one staging directory per agent directory (in
+    it, so that a rename puts a skill in place), remembering what it did."""
 
-    def __init__(self, scope: Scope, force: bool, managed: set[str]) -> None:
-        self.scope = scope
+    def __init__(
+        self,
+        force: bool,
+        managed: set[str],
+        right: set[Path],
+        previous: Mapping[str, tuple[LockedFile, ...]],
+        kinds: Mapping[Path, str],
+    ) -> None:
         self.force = force
-        self.managed = managed
+        self.managed = managed  #: directories the lock records (as it shows them)
+        self.right = right  #: directories found holding exactly their files
+        self.previous = previous  #: each skill's files as the lock had them
+        self.kinds = kinds  #: what was at each skill directory before any write
         self.changes: list[Change] = []
         self.notes: list[str] = []
+        self._containers: dict[Path, Path] = {}
 
     def _staging(self, parent: Path) -> Path:
         from skillpack._internal.fstree import UMASKED
 
-        parent.mkdir(parents=True, exist_ok=True, mode=UMASKED.directory)
-        return Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent))
+        container = self._containers.get(parent)
+        if container is None:
+            parent.mkdir(parents=True, exist_ok=True, mode=UMASKED.directory)
+            container = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent))
+            self._containers[parent] = container
+        return container
 
-    def copy(self, name: str, directory: Path, shown: str, want: _Want) -> str:
-        """Make ``directory`` (the lock's ``shown``) hold exactly ``want``; return what was
-        done."""
-        from skillpack._internal.fstree import UMASKED, NewFile, swap_into_place, write_new_files
+    def finish(self) -> None:
+        """Remove the staging directories (and the old contents swapped into them)."""
+        for container in self._containers.values():
+            shutil.rmtree(container, ignore_errors=True)
+        self._containers.clear()
 
-        before = _kind(directory)
-        if before == "directory" and same_tree(directory, want.files):
-            return "unchanged"
-        action = {"missing": "installed", "directory": "updated"}.get(before, "replaced")
+    def _check_ours(self, directory: Path, shown: str, name: str, before: str) -> None:
         if shown not in self.managed and before != "missing":
             if not self.force:
                 raise _in_the_way(directory, shown, name)
-            action = "replaced"
             self.notes.append(f"replaced {shown} (not installed by skillpack) with {name}")
+
+    def copy(self, directory: Path, shown: str, want: _Want) -> str:
+        """Make ``directory`` (the lock's ``shown``) hold exactly ``want``; return what was
+        done."""
+        from skillpack._internal.fstree import UMASKED, swap_into_place, write_new_files
+
+        before = self.kinds.get(directory) or _kind(directory)
+        if before == "directory" and directory in self.right:
+            return "unchanged"
+        self._check_ours(directory, shown, want.name, before)
+        if before == "missing":
+            action = "installed"
+        elif shown not in self.managed or before != "directory":
+            action = "replaced"
+        elif self.previous.get(want.name) == want.files:
+            action = "repaired"  # the same files as before: local changes undone
+        else:
+            action = "updated"
         container = self._staging(directory.parent)
-        try:
-            staged = container / name
-            os.mkdir(staged, UMASKED.directory)
-            write_new_files(
-                staged,
-                (NewFile(f.path, d, f.executable) for f, d in zip(want.files, want.data,
-                                                                  strict=True)),
-                UMASKED,
-            )  # fmt: skip
-            swap_into_place(staged, directory, container / ".old")
-        finally:
-            shutil.rmtree(container, ignore_errors=True)
+        staged = container / want.name
+        os.mkdir(staged, UMASKED.directory)
+        write_new_files(staged, want.new_files(), UMASKED)
+        swap_into_place(staged, directory, container / f".old-{want.name}")
         return action
 
     def link(self, name: str, directory: Path, shown: str, target: str) -> str:
@@ -405,20 +452,14 @@ class _Writer:
         what was done."""
         from skillpack._internal.fstree import swap_into_place
 
-        before = _kind(directory)
+        before = self.kinds.get(directory) or _kind(directory)
         if before == "link" and os.readlink(directory) == target:
             return "unchanged"
-        if shown not in self.managed and before != "missing":
-            if not self.force:
-                raise _in_the_way(directory, shown, name)
-            self.notes.append(f"replaced {shown} (not installed by skillpack) with a link")
+        self._check_ours(directory, shown, name, before)
         container = self._staging(directory.parent)
-        try:
-            staged = container / name
-            os.symlink(target, staged, target_is_directory=True)
-            swap_into_place(staged, directory, container / ".old")
-        finally:
-            shutil.rmtree(container, ignore_errors=True)
+        staged = container / name
+        os.symlink(target, staged, target_is_directory=True)
+        swap_into_place(staged, directory, container / f".old-{name}")
         return "linked" if before == "missing" else "relinked"
 
 
@@ -495,9 +536,12 @@ def _place(
     report = InstallReport()
     placements = _locked_placements(lock, scope)
     locked_names = dict(placements)
-    # skills of an upgraded source: the bundle may have moved them, renamed or dropped them
+    # skills of a source resolved anew: the bundle may have moved them or dropped them (a
+    # source at an unchanged pin has them where the lock says)
     for name, placement in list(placements.items()):
-        bundle = opened[placement.source].bundle.manifest
+        if not opened[placement.source].loaded:
+            continue
+        bundle = opened[placement.source].manifest
         if bundle.skill(f"skill://{placement.skill_path}/SKILL.md") is None:
             found = [s for s in bundle.skills if skill_name(s) == name]
             if not found:
@@ -514,7 +558,7 @@ def _place(
     if given:
         wanted = {n for _, r in given for n in r.skills} - {"*"}
         keys = list(dict.fromkeys(k for k, _ in given))
-        have = {str(skill_name(s)) for k in keys for s in opened[k].bundle.manifest.skills}
+        have = {str(skill_name(s)) for k in keys for s in opened[k].manifest.skills}
         _unknown_skills(wanted - have, [opened[k] for k in keys])
     for key, request in keyed:
         for placement in _requested_placements(request, key, opened[key], settings):
@@ -571,34 +615,65 @@ def _place(
                 resolved[target.directory] = confined(target.directory, scope)
         if placement.link:
             resolved.setdefault(scope.canonical_dir, confined(scope.canonical_dir, scope))
+    kinds: dict[Path, str] = {}  # what is at each skill directory now (lstat, once)
     for placement in placements.values():
         for directory in _directories(placement, scope):
             path = resolved.get(directory.parent, directory.parent) / placement.name
+            kinds[path] = kind = _kind(path)
             shown = scope.shown(directory)
-            if _kind(path) != "missing" and shown not in managed and not settings.force:
+            if kind != "missing" and shown not in managed and not settings.force:
                 raise _in_the_way(path, shown, placement.name)
     # upgrades: what changes, shown before it is applied
     if settings.upgrade is not None:
         report.upgrades = _upgrade_diffs(lock, placements, opened, scope)
     # write
     remove_leftovers(resolved.values())
-    writer = _Writer(scope, settings.force, managed)
-    new_skills: list[InstalledSkill] = []
-    for name in sorted(placements):
-        placement = placements[name]
+    previous = {s.name: s for s in lock.skills}
+    wants: dict[str, _Want] = {}
+    for name, placement in sorted(placements.items()):
         source = opened[placement.source]
-        entry = source.bundle.manifest.skill(f"skill://{placement.skill_path}/SKILL.md")
-        assert entry is not None
-        want = _wanted_files(source, entry)
-        records = _write_placement(placement, want, writer, resolved, scope)
-        new_skills.append(InstalledSkill(name, placement.source, placement.skill_path,
-                                         tuple(records), want.files))  # fmt: skip
+        was = previous.get(name)
+        if (
+            not source.loaded
+            and was is not None
+            and (was.source, was.skill_path) == (placement.source, placement.skill_path)
+        ):
+            # an unchanged pin: the files the lock lists are the bundle's (checked when
+            # the bundle is read, if anything has to be written)
+            files = was.files
+        else:
+            entry = source.manifest.skill(f"skill://{placement.skill_path}/SKILL.md")
+            assert entry is not None
+            files = _locked_files(entry)
+        wants[name] = _Want(name, files, source, placement.skill_path)
+    copies = [
+        (path, wants[p.name].files)
+        for p in placements.values()
+        for path in _copy_paths(p, resolved, scope)
+        if kinds.get(path) == "directory"
+    ]
+    writer = _Writer(
+        settings.force,
+        managed,
+        _already_right(copies),
+        {name: s.files for name, s in previous.items()},
+        kinds,
+    )
+    new_skills: list[InstalledSkill] = []
+    try:
+        for name, want in wants.items():
+            placement = placements[name]
+            records = _write_placement(placement, want, writer, resolved, scope)
+            new_skills.append(InstalledSkill(name, placement.source, placement.skill_path,
+                                             tuple(records), want.files))  # fmt: skip
+    finally:
+        writer.finish()
     report.changes = writer.changes
     report.notes += writer.notes
     pins = [_kept_signer(opened[key].pin, lock.source(key)) for key in sorted(opened)]
     new_lock = InstallLock(tuple(pins), tuple(new_skills)).normalized()
     report.lock = new_lock
-    if not settings.frozen:
+    if not settings.frozen and not (new_lock == lock and lock.canonical is not None):
         from skillpack._internal.fsutil import write_if_changed
 
         report.lock_written = write_if_changed(settings.lock_path, render_install_lock(new_lock))
@@ -651,6 +726,13 @@ def _writing(shown: str) -> Iterator[None]:
         ) from None
 
 
+def _copy_paths(placement: Placement, resolved: Mapping[Path, Path], scope: Scope) -> list[Path]:
+    """The directories that hold a copy of the skill (resolved)."""
+    if placement.link:
+        return [resolved[scope.canonical_dir] / placement.name]
+    return [resolved[t.directory] / placement.name for t in placement.targets]
+
+
 def _write_placement(
     placement: Placement,
     want: _Want,
@@ -665,7 +747,7 @@ def _write_placement(
         canonical = scope.canonical_dir / name
         real_canonical = resolved[scope.canonical_dir] / name
         with _writing(scope.shown(canonical)):
-            action = writer.copy(name, real_canonical, scope.shown(canonical), want)
+            action = writer.copy(real_canonical, scope.shown(canonical), want)
         writer.changes.append(Change(name, scope.shown(canonical), action))
         records.append(InstalledDir(scope.shown(canonical),
                                     agents_at.get(scope.canonical_dir, ())))  # fmt: skip
@@ -684,7 +766,7 @@ def _write_placement(
         path = resolved[target.directory] / name
         shown = scope.shown(target.directory / name)
         with _writing(shown):
-            action = writer.copy(name, path, shown, want)
+            action = writer.copy(path, shown, want)
         writer.changes.append(Change(name, shown, action))
         records.append(InstalledDir(shown, target.agents))
     return records
@@ -711,7 +793,7 @@ def _upgrade_diffs(
             e
             for p in placements.values()
             if p.source == pin.source
-            and (e := source.bundle.manifest.skill(f"skill://{p.skill_path}/SKILL.md"))
+            and (e := source.manifest.skill(f"skill://{p.skill_path}/SKILL.md"))
         ]
         diff = diff_manifests(
             Manifest(pin.name, pin.version, tuple(sorted(old, key=lambda s: s.skill_path))),

@@ -122,6 +122,9 @@ class InstalledSkill:
 class InstallLock:
     sources: tuple[SourcePin, ...] = ()
     skills: tuple[InstalledSkill, ...] = ()
+    #: the bytes it was read from, when they are its canonical rendering (a writer that
+    #: has the same lock again needs neither to render nor to write it)
+    canonical: bytes | None = field(default=None, compare=False, repr=False)
     _by_source: dict[str, SourcePin] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -302,7 +305,7 @@ def parse_install_lock(data: bytes, where: str) -> InstallLock:
         lock = None
     if lock is not None and render_install_lock(lock) == data:
         _check(lock, where)
-        return lock
+        return InstallLock(lock.sources, lock.skills, canonical=data)
     return _slow_read(text, where)
 
 

@@ -26,6 +26,7 @@ from skillpack.install.lockfile import Signer, SourcePin
 
 if TYPE_CHECKING:
     from skillpack.bundle.reader import Bundle
+    from skillpack.manifest import Manifest
     from skillpack.registry.options import ClientOptions
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
@@ -55,16 +56,57 @@ def source_key(text: str, project: Path) -> str:
 
 @dataclass
 class Opened:
-    """A source opened for installing: its verified bundle and what it resolved to."""
+    """A source opened for installing: what it resolved to, and its verified bundle.
+
+    A source at an unchanged pin is verified only when a byte of it is needed
+    (:attr:`bundle`): its digest is the pinned one, so its contents are those verified
+    when it was pinned, and a run that finds every skill directory already right never
+    opens it. Whenever the bundle is read, it is opened in full (every file checked
+    against its lock) and its digest checked against the pin first."""
 
     source: str  #: the lock's name for it (:func:`source_key`)
-    bundle: Bundle
+    path: Path  #: the .skp file (in the cache for an ``oci://`` source)
     pin: SourcePin
     verified: VerifiedBundle | None
     label: str  #: how messages name it
+    _bundle: Bundle | None = None
+    _manifest: Manifest | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._bundle is not None
+
+    @property
+    def manifest(self) -> Manifest:
+        """The bundle's manifest: from the full open when there was one, else read from
+        its index (the fast reader checks index and lock against each other, and the
+        file's digest is the pinned one)."""
+        if self._bundle is not None:
+            return self._bundle.manifest
+        if self._manifest is None:
+            from skillpack.bundle.reader import open_bundle
+
+            with open_bundle(self.path, mode="fast") as fast:
+                self._manifest = fast.manifest
+        return self._manifest
+
+    @property
+    def bundle(self) -> Bundle:
+        """The bundle, opened in full on first use (checked against the pin)."""
+        if self._bundle is None:
+            from skillpack.bundle.reader import open_bundle
+
+            bundle = open_bundle(self.path, mode="full", keep=KEEP)
+            digest = bundle.archive_digest()
+            if digest != self.pin.bundle_digest:
+                bundle.close()
+                raise _moved(self.source, self.pin.bundle_digest, digest, frozen=False)
+            self._bundle = bundle
+        return self._bundle
 
     def close(self) -> None:
-        self.bundle.close()
+        if self._bundle is not None:
+            self._bundle.close()
 
     def __enter__(self) -> Opened:
         return self
@@ -127,6 +169,15 @@ def open_source(
                     hint="give a .skp file or an oci:// reference",
                 )
             raise missing_path(path, hint="give a .skp file or an oci:// reference")
+    checked = policy is not None and policy.requested
+    if pinned is not None and not resolve and not checked:
+        if manifest_digest is None:  # a file: its digest, without opening it yet
+            from skillpack.manifest import file_digest
+
+            digest, _ = file_digest(path)
+            if digest != pinned.bundle_digest:
+                raise _moved(source, pinned.bundle_digest, digest, frozen)
+        return Opened(source, path, pinned, None, label)
     from skillpack.bundle.reader import open_bundle
 
     bundle = open_bundle(path, mode="full", keep=KEEP)
@@ -137,7 +188,7 @@ def open_source(
             assert pinned is not None
             raise _moved(source, pinned.bundle_digest, digest, frozen)
         verified = None
-        if policy is not None and policy.requested:
+        if policy is not None and checked:
             verified = _verify(path, bundle, signatures, policy, label, refetch)
         manifest = bundle.manifest
         signer = (
@@ -146,7 +197,7 @@ def open_source(
             else None
         )
         pin = SourcePin(source, manifest.name, manifest.version, digest, manifest_digest, signer)
-        return Opened(source, bundle, pin, verified, label)
+        return Opened(source, path, pin, verified, label, bundle)
     except BaseException:
         bundle.close()
         raise

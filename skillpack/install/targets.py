@@ -58,9 +58,13 @@ class Scope:
     def shown(self, path: Path) -> str:
         """How the install lock records ``path``: relative to the project, ``/``-separated
         (absolute in a global install)."""
+        text = str(path)
         if self.global_:
-            return path.as_posix()
-        return path.relative_to(self.project).as_posix()
+            return Path(text).as_posix()
+        base = str(self.project)
+        if text.startswith(base) and text[len(base) : len(base) + 1] == os.sep:
+            return text[len(base) + 1 :].replace(os.sep, "/")
+        return path.relative_to(self.project).as_posix()  # raises: not in the project
 
     def path_of(self, shown: str) -> Path:
         """The inverse of :meth:`shown`."""

@@ -33,6 +33,6 @@ def apply_fixes(result: LintResult, options: LintOptions) -> list[Path]:
         except OSError:
             continue  # reported as SP306 by the next lint
         formatted = format_skill_md(data, format_options)
-        if write_if_changed(path, formatted.data, mode):
+        if write_if_changed(path, formatted.data, mode, what="the fixed SKILL.md"):
             written.append(path)
     return written

@@ -275,5 +275,5 @@ def format_files(
             continue
         outcome.changed.append(Change(path, data, result.data))
         if write:
-            atomic_write(path, result.data, mode)
+            atomic_write(path, result.data, mode, what="the formatted SKILL.md")
     return outcome

@@ -335,6 +335,17 @@ def split_lock(data: bytes) -> tuple[str, bytes] | None:
     return match.group(1).decode("ascii"), data[match.end() :]
 
 
+def is_lock_file(path: Path) -> bool:
+    """Whether the file at ``path`` is a lock skillpack wrote: it starts with the fixed
+    prologue (its body may be stale or edited; only skillpack's own locks are replaced)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+    except OSError:
+        return False
+    return PROLOGUE_RE.match(head) is not None
+
+
 def lock_body_digest(body: bytes) -> str:
     """The digest the index records of the lock's body (the bytes after the prologue)."""
     return "sha256:" + hashlib.sha256(body).hexdigest()

@@ -20,7 +20,7 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from skillpack._internal.fsutil import atomic_write
+from skillpack._internal.fsutil import Output
 from skillpack.errors import display_path
 from skillpack.signing.dsse import BUNDLE_MEDIA_TYPE, SignatureFile, not_a_bundle, pae
 from skillpack.signing.errors import failed, unusable
@@ -78,10 +78,14 @@ def generate_keypair(out_dir: Path) -> tuple[Path, Path]:
     public_pem = key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
+    key_file = Output(key_path, what="the private key", mode=0o600, exclusive=True)
+    pub_file = Output(pub_path, what="the public key", mode=0o644, exclusive=True)
     try:
-        atomic_write(key_path, private_pem, mode=0o600, overwrite=False)
+        key_file.stage_bytes(private_pem)
+        pub_file.stage_bytes(public_pem)
+        key_file.commit()
         try:
-            atomic_write(pub_path, public_pem, mode=0o644, overwrite=False)
+            pub_file.commit()
         except BaseException:
             key_path.unlink()
             raise
@@ -89,6 +93,9 @@ def generate_keypair(out_dir: Path) -> tuple[Path, Path]:
         raise unusable(
             "SIG033", "refusing to overwrite an existing key file", str(exc.filename)
         ) from None
+    finally:
+        key_file.discard()
+        pub_file.discard()
     return key_path, pub_path
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from skillpack._internal.fsutil import atomic_write
+from skillpack._internal.fsutil import Output
 from skillpack.bundle.reader import open_bundle
 from skillpack.errors import missing_path
 from skillpack.signing.policy import SigningOptions, default_signature_path
@@ -20,13 +20,15 @@ from skillpack.signing.statement import BundleStatement, make_statement
 Signer = Callable[[BundleStatement], bytes]
 
 
-def statement_for(archive: Path) -> BundleStatement:
+def statement_for(archive: Path, name: str | None = None) -> BundleStatement:
     """The statement for ``archive``, which the bundle reader opens in full mode (every
-    entry checked and every file hashed against the lock; refusals raise its errors)."""
+    entry checked and every file hashed against the lock; refusals raise its errors).
+    ``name``: the archive's file name in the statement, when ``archive`` is a staged copy
+    of it (default: ``archive``'s own name)."""
     archive = Path(archive)
     with open_bundle(archive, mode="full") as bundle:
         return make_statement(
-            archive.name, bundle.archive_digest(), bundle.lock_digest, bundle.manifest
+            name or archive.name, bundle.archive_digest(), bundle.lock_digest, bundle.manifest
         )
 
 
@@ -51,17 +53,26 @@ def sign_statement(statement: BundleStatement, options: SigningOptions) -> bytes
     return signer_for(options)(statement)
 
 
+def signature_output(archive: Path, output: Path | None = None) -> Output:
+    """Where the signature of ``archive`` goes: ``output`` (``-`` is stdout), default
+    ``ARCHIVE.sigstore.json`` (checked now, before any signing)."""
+    return Output(output or default_signature_path(Path(archive)), what="the signature")
+
+
 def write_signature(archive: Path, signer: Signer, output: Path | None = None) -> Path:
     """Sign ``archive`` with ``signer``; write ``output`` (default
-    ``ARCHIVE.sigstore.json``) atomically and return its path."""
-    data = signer(statement_for(archive))
-    target = output or default_signature_path(Path(archive))
-    atomic_write(target, data)
-    return target
+    ``ARCHIVE.sigstore.json``; ``-`` is stdout) as every output is written
+    (:class:`~skillpack._internal.fsutil.Output`) and return its path."""
+    target = signature_output(archive, output)
+    target.write(signer(statement_for(archive)))
+    return Path(target.given)
 
 
 def sign_bundle(archive: Path, options: SigningOptions) -> Path:
-    """Sign ``archive`` as ``options`` say; return the signature file's path."""
+    """Sign ``archive`` as ``options`` say; return the signature file's path (``-`` when
+    it went to stdout)."""
     if not Path(archive).exists():  # before any sign-in or network use
         raise missing_path(archive)
-    return write_signature(archive, signer_for(options), options.output)
+    target = signature_output(archive, options.output)  # a bad -o stops before signing
+    target.write(signer_for(options)(statement_for(archive)))
+    return Path(target.given)

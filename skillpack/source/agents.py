@@ -144,3 +144,14 @@ def markdown_table() -> str:
         dirs = ", ".join(f"`{d}/`" for d in a.project_dirs)
         rows.append(f"| {a.label} (`{a.name}`) | {dirs} | `{a.global_dir}/`{env} |")
     return "\n".join(rows) + "\n"
+
+
+def install_markdown_table() -> str:
+    """The table as docs/install.md shows it: where ``skillpack install -a NAME`` puts a
+    skill, in a project and with ``--global`` (a test keeps the two the same)."""
+    rows = ["| `--agent` | Agent | Project install | Global install (`-g`) |", "|---|---|---|---|"]
+    for a in AGENTS:
+        env = f" (`${a.home_env}/{a.skills_under_home}` when set)" if a.home_env else ""
+        rows.append(f"| `{a.name}` | {a.label} | `{a.project_dir}/NAME/` | "
+                    f"`{a.global_dir}/NAME/`{env} |")  # fmt: skip
+    return "\n".join(rows) + "\n"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpack._internal.schemas import schema_path, validation_errors
+from skillpack._internal.uri import SKILL_MD
 from skillpack.errors import ConfigError, Location, missing_path
 
 CONFIG_FILE = "skillpack.toml"
@@ -108,6 +109,11 @@ class Config:
     def source_display(self) -> str:
         return str(self.source) if self.source else "(defaults)"
 
+    @property
+    def output_dir(self) -> Path:
+        """The bundles' directory (``[build] output``), absolute, symlinks resolved."""
+        return (self.project_dir / self.build.output).resolve()
+
 
 def _has_tool_table(pyproject: Path) -> bool:
     try:
@@ -187,9 +193,11 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
     roots: list[Root] = []
     for item in table.get("roots", ["."]):
         if isinstance(item, str):
-            roots.append(Root((project_dir / item).resolve(), ""))
+            root = Root((project_dir / item).resolve(), "")
         else:
-            roots.append(Root((project_dir / item["path"]).resolve(), item.get("prefix", "")))
+            root = Root((project_dir / item["path"]).resolve(), item.get("prefix", ""))
+        if root not in roots:  # the same root twice is one root
+            roots.append(root)
     for root in roots:
         if not root.path.is_dir():
             raise ConfigError(
@@ -198,6 +206,7 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
                 Location(where),
                 hint="fix 'roots' or create the directory",
             )
+    _refuse_overlapping(roots, project_dir, where)
     lint_table = table.get("lint", {})
     lint = LintConfig(
         select=tuple(lint_table.get("select", ("ALL",))),
@@ -211,7 +220,7 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
     )
     build_table = table.get("build", {})
     exclude = tuple(table.get("exclude", DEFAULT_EXCLUDE)) + tuple(table.get("extend-exclude", ()))
-    return Config(
+    config = Config(
         project_dir=project_dir,
         source=source,
         name=table.get("name") or _sanitize_name(project_dir.name),
@@ -228,6 +237,8 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
         conventional_roots="roots" not in table,
         installs=tuple(_install_decl(t, project_dir) for t in table.get("install", ())),
     )
+    _confine_outputs(config, table, where, prefix_key)
+    return config
 
 
 def _install_decl(table: Mapping[str, Any], project_dir: Path) -> InstallDecl:
@@ -246,6 +257,96 @@ def _install_decl(table: Mapping[str, Any], project_dir: Path) -> InstallDecl:
         require_signature=table.get("require-signature", False),
         signer=signer,
     )
+
+
+# --- roots and outputs ----------------------------------------------------------------
+def _shown(path: Path, project_dir: Path) -> str:
+    try:
+        return path.relative_to(project_dir.resolve()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def _walked_into(inner: Path, outer: Path) -> bool:
+    """Whether the walk of the root ``outer`` reaches ``inner`` (at or below it, without
+    passing a dot directory, which discovery never enters)."""
+    if inner == outer:
+        return True
+    if not inner.is_relative_to(outer):
+        return False
+    return not any(part.startswith(".") for part in inner.relative_to(outer).parts)
+
+
+def _refuse_overlapping(roots: Sequence[Root], project_dir: Path, where: str) -> None:
+    """``CFG007`` when two roots overlap: one directory under two prefixes, or a root the
+    walk of another reaches (its skills would be published twice, under two skill paths).
+    The same entry twice was merged already."""
+    for i, first in enumerate(roots):
+        for second in roots[i + 1 :]:
+            outer, inner = (
+                (first, second) if _walked_into(second.path, first.path) else (second, first)
+            )
+            if not _walked_into(inner.path, outer.path):
+                continue
+            a, b = _shown(outer.path, project_dir), _shown(inner.path, project_dir)
+            if inner.path == outer.path:
+                what = (
+                    f"root '{a}' is listed twice, with prefixes "
+                    f"'{outer.prefix}' and '{inner.prefix}'"
+                )
+            else:
+                what = f"root '{b}' lies inside root '{a}'"
+            raise ConfigError(
+                "CFG007",
+                f"invalid configuration key 'roots': {what}: its skills would be published "
+                "twice, under two skill paths",
+                Location(where),
+                hint=f"list each directory once: drop '{b}', or replace '{a}' by the "
+                "directories beside it",
+            )
+
+
+def _skill_holding(path: Path, config: Config) -> Path | None:
+    """The innermost skill directory holding ``path`` (or being it) that discovery could
+    find: inside the project directory or a root, and not the project directory itself
+    (a project that is one skill keeps its lock and bundles in it, left out of it)."""
+    project = config.project_dir.resolve()
+    places = [project, *(root.path for root in config.roots)]
+    for directory in (path, *path.parents):
+        if directory == project or not any(directory.is_relative_to(p) for p in places):
+            continue
+        if (directory / SKILL_MD).is_file():
+            return directory
+    return None
+
+
+def _confine_outputs(config: Config, table: Mapping[str, Any], where: str, prefix: str) -> None:
+    """What a configuration makes skillpack write stays inside the project directory and
+    out of every skill (``CFG030``, ``CFG031``), before any command does any work."""
+    project = config.project_dir.resolve()
+    outputs = (
+        (f"{prefix}lock", table.get("lock", DEFAULT_LOCK), config.lock_path),
+        (f"{prefix}build.output", config.build.output, config.output_dir),
+    )
+    for key, value, path in outputs:
+        shown = f"invalid configuration key '{key}': {value!r}"
+        if path == project or not path.is_relative_to(project):
+            where_is = "is the project directory" if path == project else "is not inside"
+            raise ConfigError(
+                "CFG030",
+                f"{shown} {where_is} the project directory ({project})",
+                Location(where),
+                hint="name a path below the configuration's directory (symlinks resolved)",
+            )
+        skill = _skill_holding(path, config)
+        if skill is not None:
+            raise ConfigError(
+                "CFG031",
+                f"{shown} lies inside the skill '{_shown(skill, project)}': skillpack would "
+                "write into the skill",
+                Location(where),
+                hint="name a path outside every skill directory",
+            )
 
 
 def load_config(path: Path) -> Config:

@@ -7,7 +7,11 @@ are the regular files below it, nested skills' files included, with these left o
 * paths matched by ``exclude`` / ``extend-exclude`` or a ``.skillpackignore``
   (gitwildmatch, like ``.gitignore``), or not matched by ``include`` when it is set;
 * symlinks, FIFOs, sockets and devices: reported, never followed or opened;
-* names that are not valid UTF-8: reported (they cannot be put in a URI).
+* names that are not valid UTF-8: reported (they cannot be put in a URI);
+* what skillpack writes (:func:`is_project_output`): the lock, and the bundles and
+  signatures in the output directory; left out without a word, whatever the layout (a
+  project directory that is itself a skill keeps them in it), so that outputs never
+  become inputs.
 
 The walk is sorted by the UTF-8 bytes of each name, so the result never depends on
 the file system's order. Within a skill, ``SKILL.md`` comes first, then the files by
@@ -207,6 +211,19 @@ def _join(*parts: str) -> str:
     return "/".join(p for p in parts if p)
 
 
+#: what skillpack writes in the output directory: bundles and their signatures
+OUTPUT_SUFFIXES: tuple[str, ...] = (".skp", ".sigstore.json")
+
+
+def is_project_output(config: Config, path: Path | str) -> bool:
+    """Whether ``path`` (absolute, symlinks resolved) is an output of ``config``'s project,
+    never published: the lock, or a bundle or signature in the output directory."""
+    text = str(path)
+    return text == str(config.lock_path) or (
+        os.path.dirname(text) == str(config.output_dir) and text.endswith(OUTPUT_SUFFIXES)
+    )
+
+
 class _Walker:
     def __init__(self, config: Config, within: tuple[str, ...] | None = None) -> None:
         self.config = config
@@ -214,6 +231,9 @@ class _Walker:
         self.ignores = _Ignores(config)
         self.skills: list[SourceSkill] = []
         self.problems: list[Skipped] = []
+        # the project's outputs (is_project_output), as the walk's strings
+        self.lock = str(config.lock_path)
+        self.output_dir = str(config.output_dir)
 
     def walk_root(self, root: Root) -> None:
         if (root.path / SKILL_MD).is_file() and not (root.path / SKILL_MD).is_symlink():
@@ -288,8 +308,11 @@ class _Walker:
             return
         # where each active skill's relative paths start within ``rel``-style paths
         offsets = [_skill_offset(skill, root) for skill in active]
+        in_output_dir = directory == self.output_dir
         for entry in entries:
             name = entry.name
+            if entry.path == self.lock or (in_output_dir and name.endswith(OUTPUT_SUFFIXES)):
+                continue  # the project's own outputs: never inputs
             if not _is_utf8(name):
                 self._report(active, Path(entry.path), None, SKIP_NON_UTF8, repr(os.fsencode(name)))
                 continue

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,11 +60,16 @@ def test_a_killed_install_leaves_each_skill_old_or_new(
     shutil.copy(v1, source)
     ok(sp("install", "--upgrade"))
     shutil.copy(v2, source)
-    mixed_runs = 0
-    for fraction in (0.35, 0.5, 0.6, 0.7, 0.8, 0.9):
+    first = skills_dir / min(old)  # skills are written in name order
+
+    def kill_when(ready: Callable[[], bool]) -> set[str]:
+        """Start an upgrade, kill it (SIGKILL) once ``ready()`` says so, and check that
+        every skill is the old or the new version; the states seen."""
         child = subprocess.Popen(command, cwd=project, env=cli_env(env),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        time.sleep(duration * fraction)
+        deadline = time.perf_counter() + 60
+        while child.poll() is None and not ready() and time.perf_counter() < deadline:
+            time.sleep(0.0005)
         child.send_signal(signal.SIGKILL)
         child.wait()
         states = set()
@@ -71,10 +77,8 @@ def test_a_killed_install_leaves_each_skill_old_or_new(
             files = tree_files(skills_dir / name)
             assert files in (old[name], new[name]), f"{name} is neither old nor new"
             states.add("old" if files == old[name] else "new")
-        mixed_runs += states == {"old", "new"}
         # install --check tells what is left to do; a new run finishes the job
-        check = sp("install", "--check")
-        assert check.returncode in (0, 1)
+        assert sp("install", "--check").returncode in (0, 1)
         ok(sp("install", "--upgrade"))
         assert {d.name: tree_files(d) for d in skills_dir.iterdir() if d.is_dir()} == new
         assert "no drift" in ok(sp("install", "--check")).stdout
@@ -82,8 +86,15 @@ def test_a_killed_install_leaves_each_skill_old_or_new(
         shutil.copy(v1, source)
         ok(sp("install", "--upgrade"))
         shutil.copy(v2, source)
-    # at least one kill landed while skill directories were being swapped
-    assert mixed_runs >= 1
+        return states
+
+    # killed just after the first skill directory was swapped: the rest are still old
+    inode = first.stat().st_ino
+    assert kill_when(lambda: first.stat().st_ino != inode) == {"old", "new"}
+    # killed at points spread over a whole run (start-up, verification, writing, lock)
+    for fraction in (0.2, 0.5, 0.8, 0.95):
+        start = time.perf_counter()
+        kill_when(lambda start=start, f=fraction: time.perf_counter() - start > duration * f)
 
 
 def test_installs_at_once_are_serialized(sp: Run, project: Path, env: dict[str, str],

@@ -9,6 +9,7 @@ within the subprocess timeout (no hang)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import socket
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from skillpack.errors import SkillpackError
 from skillpack.signing.keys import generate_keypair
 from tests.conftest import cli_env, run_cli
 from tests.mcp_wire import HANG_GUARD_S, request_line
@@ -131,9 +133,21 @@ def test_key_mode_round_trip_through_the_cli(
     assert (out / "b.skp").read_bytes() == built
     # the written pair verifies as any bundle file does
     ok(skillpack("verify", out / "b.skp", "--key", public, env=env))
-    # a directory where the file should go: refused, nothing replaced or left behind
+    # a directory where the file should go: refused (a path that cannot be a file: exit 2,
+    # before anything is fetched), nothing replaced or left behind
     before = files_under(out)
-    refused(skillpack("pull", by_digest, "-o", out, env=env), "PUL001", 1)
+    refused(skillpack("pull", by_digest, "-o", out, env=env), "OUT002", 2)
+    assert files_under(out) == before
+    # -o -: the verified bundle on stdout, what was done on stderr, no file written
+    piped = subprocess.run(
+        [sys.executable, "-m", "skillpack", "pull", by_digest, "--key", public, "-o", "-"],
+        env=cli_env(env),
+        cwd=out,
+        capture_output=True,
+        timeout=LIMIT,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == built and b"wrote stdout" in piped.stderr
     assert files_under(out) == before
 
     verified = ok(skillpack("verify", by_digest, "--key", public, env=env))
@@ -590,17 +604,66 @@ def test_an_unsigned_pull_never_lands_beside_another_archives_signature(
     assert Path(f"{target}.sigstore.json").read_bytes() == kept
     ok(skillpack("verify", target, "--key", public, env=env))
 
-    # the bundle cannot be written (a directory is in the way): the stale signature,
-    # set aside for the rename, is put back, and nothing else is left behind
+    # a path that cannot be the bundle (a directory): refused before anything, the
+    # signature beside it untouched
     blocked = out / "blocked.skp"
     (blocked / "x").mkdir(parents=True)
     stale = Path(f"{blocked}.sigstore.json")
     stale.write_bytes(b"an old signature")
-    refused(skillpack("pull", unsigned, "-o", blocked, env=env), "PUL001", 1)
+    refused(skillpack("pull", unsigned, "-o", blocked, env=env), "OUT002", 2)
     assert stale.read_bytes() == b"an old signature"
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["out.skp", "out.skp.sigstore.json", "blocked.skp", "blocked.skp.sigstore.json"]
     )
+
+
+def test_a_stale_signature_set_aside_is_put_back_when_the_bundle_cannot_be_written(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle's commit fails (a full disk, say) after the stale signature was set
+    aside: it is put back, the old bundle stays, nothing else is left."""
+    import errno
+
+    from skillpack._internal import fsutil
+    from skillpack.cli.oci import Pulled, write_pulled
+    from skillpack.registry import FetchResult
+    from skillpack.registry.reference import parse_reference
+
+    digest = "sha256:" + hashlib.sha256(project.read_bytes()).hexdigest()
+    fetched = FetchResult(
+        reference=parse_reference("oci://127.0.0.1:5000/acme/skills@sha256:" + "a" * 64),
+        manifest_digest="sha256:" + "a" * 64,
+        manifest=b"{}",
+        bundle_path=project,
+        bundle_digest=digest,
+        bundle_size=project.stat().st_size,
+        name=None,
+        version=None,
+        signatures=(),
+        from_cache=True,
+    )
+    pulled = Pulled(fetched, "oci-demo", "1.2.3", 2, 4, digest, digest, None, None)
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "out.skp"
+    target.write_bytes(b"the previous bundle")
+    Path(f"{target}.sigstore.json").write_bytes(b"the previous bundle's signature")
+
+    def full(self: fsutil.Output) -> None:
+        raise self.error(OSError(errno.ENOSPC, "No space left on device"))
+
+    monkeypatch.setattr(fsutil.Output, "commit", full)
+    with pytest.raises(SkillpackError) as info:
+        write_pulled(pulled, target)
+    assert info.value.code == "OUT003"
+    assert sorted(p.name for p in out.iterdir()) == ["out.skp", "out.skp.sigstore.json"]
+    assert target.read_bytes() == b"the previous bundle"
+    assert Path(f"{target}.sigstore.json").read_bytes() == b"the previous bundle's signature"
+    monkeypatch.undo()
+    written = write_pulled(pulled, target)
+    assert written.removed == Path(f"{target}.sigstore.json")
+    assert sorted(p.name for p in out.iterdir()) == ["out.skp"]
+    assert target.read_bytes() == project.read_bytes()
 
 
 # -- credentials: only the ones meant for this registry --------------------------------------

@@ -1,0 +1,186 @@
+"""Benchmark ``skillpack install`` against ``python -m zipfile -e`` and the ``skills`` CLI.
+
+The synthetic 1,000-skill tree (``gen_tree.py``) and its bundle, into one agent
+directory (``.claude/skills``), side by side in one run, each figure the median (and
+best) of ``--runs`` fresh processes, both on the disk (``benchmarks/_work``) and under
+``/dev/shm`` (creating a file on this machine's disk costs 0.3-0.9 ms, which hides the
+tools' own cost there):
+
+* ``skillpack install BUNDLE -a claude-code`` into an empty project: the whole bundle
+  verified (every file against its lock), every skill staged and renamed into place, the
+  install lock written;
+* ``python -m zipfile -e BUNDLE DIR``: extraction alone, nothing verified;
+* ``skills add TREE --copy --full-depth -a claude-code -y`` (npm ``skills`` 1.7.4, the
+  node 22 of ``tests/install/skills_cli``): copies of the tree's skills, nothing
+  verified (without ``--full-depth`` it finds only the skills at the first level);
+* ``skillpack install --check`` of the 1,000 installed skills (every file read and
+  hashed) against ``sha256sum`` over the same files (``find -print0 | xargs -0``);
+* a no-op ``skillpack install`` (everything already installed: nothing written).
+
+Run by hand; prints a Markdown table.
+
+    python benchmarks/bench_install.py [--skills 1000] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+WORK = HERE / "_work"
+SKILLS_CLI = REPO / "tests" / "install" / "skills_cli"
+sys.path[:0] = [str(HERE)]
+
+from gen_tree import generate  # noqa: E402
+
+PYTHON = sys.executable
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    # an installed skillpack starts from its bytecode: let the first run write it
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), NO_COLOR="1",
+               DISABLE_TELEMETRY="1", DO_NOT_TRACK="1")  # fmt: skip
+    return env
+
+
+def _time(
+    argv: Sequence[str | Path],
+    runs: int,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    before: Callable[[], object] | None = None,
+    shell: bool = False,
+) -> list[float]:
+    times = []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        subprocess.run(
+            argv if not shell else " ".join(map(str, argv)),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            shell=shell,
+        )
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def prepare(skills: int, home: Path) -> tuple[Path, Path]:
+    tree = WORK / f"install-tree-{skills}"
+    bundle = WORK / f"install-{skills}.skp"
+    if not bundle.exists():
+        shutil.rmtree(tree, ignore_errors=True)
+        generate(tree, skills)
+        subprocess.run([PYTHON, "-m", "skillpack", "build", tree, "-o", bundle, "--no-lint"],
+                       check=True, stdout=subprocess.DEVNULL, env=_env(home))  # fmt: skip
+    return tree, bundle
+
+
+def skills_cli() -> tuple[Path, Path] | None:
+    if shutil.which("npm") is None:
+        return None
+    subprocess.run(["bash", str(SKILLS_CLI / "install.sh")], check=True)
+    node = SKILLS_CLI / "node_modules" / "node" / "bin" / "node"
+    script = SKILLS_CLI / "node_modules" / "skills" / "bin" / "cli.mjs"
+    return (node, script) if script.is_file() else None
+
+
+def fmt(times: list[float]) -> str:
+    return f"{statistics.median(times):.3f} ({min(times):.3f})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    WORK.mkdir(exist_ok=True)
+    home = WORK / "install-home"
+    home.mkdir(exist_ok=True)
+    env = _env(home)
+    tree, bundle = prepare(args.skills, home)
+    # as installed: the package's bytecode is there
+    subprocess.run([PYTHON, "-m", "compileall", "-q", REPO / "skillpack"], check=True)
+    node = skills_cli()
+    places = [("disk", WORK / "install-out")]
+    if Path("/dev/shm").is_dir():
+        places.append(("/dev/shm", Path("/dev/shm") / f"skillpack-bench-install-{os.getpid()}"))
+    rows: list[tuple[str, dict[str, list[float]]]] = []
+    for label, base in places:
+        shutil.rmtree(base, ignore_errors=True)
+        base.mkdir(parents=True)
+        project = base / "project"
+        out = base / "zip"
+
+        def fresh(project: Path = project) -> None:
+            shutil.rmtree(project, ignore_errors=True)
+            project.mkdir()
+
+        try:
+            found: dict[str, list[float]] = {}
+            found["install"] = _time(
+                [PYTHON, "-m", "skillpack", "install", bundle, "-a", "claude-code"],
+                args.runs, env, project, fresh,
+            )  # fmt: skip
+            found["zipfile"] = _time(
+                [PYTHON, "-m", "zipfile", "-e", bundle, out], args.runs, env,
+                before=lambda out=out: shutil.rmtree(out, ignore_errors=True),
+            )  # fmt: skip
+            if node is not None:
+                found["skills"] = _time(
+                    [node[0], node[1], "add", tree, "--copy", "--full-depth", "-a",
+                     "claude-code", "-y"],
+                    args.runs, env, project, fresh,
+                )  # fmt: skip
+            fresh()
+            subprocess.run([PYTHON, "-m", "skillpack", "install", bundle, "-a", "claude-code"],
+                           check=True, stdout=subprocess.DEVNULL, env=env, cwd=project)  # fmt: skip
+            found["noop"] = _time([PYTHON, "-m", "skillpack", "install"], args.runs, env, project)
+            found["check"] = _time([PYTHON, "-m", "skillpack", "install", "--check"],
+                                   args.runs, env, project)  # fmt: skip
+            found["sha256sum"] = _time(
+                ["find", ".claude/skills", "-type", "f", "-print0", "|", "xargs", "-0",
+                 "sha256sum", ">/dev/null"],
+                args.runs, env, project, shell=True,
+            )  # fmt: skip
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+        rows.append((label, found))
+    files = args.skills * 5
+    print(f"{args.skills:,} skills, {files:,} files, bundle {bundle.stat().st_size:,} bytes; "
+          f"median (best) of {args.runs} runs, seconds; Python {sys.version.split()[0]}, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print()
+    print("| where | skillpack install | zipfile -e | install / zipfile (<= 1.5x) | "
+          "skills add --copy --full-depth | skills / install | install --check | sha256sum "
+          "| check / sha256sum (<= 1.5x) | no-op install (< 0.5 s) |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, f in rows:
+        med = {k: statistics.median(v) for k, v in f.items()}
+        skills = f"{fmt(f['skills'])}" if "skills" in f else "n/a"
+        ratio = f"{med['skills'] / med['install']:.1f}x" if "skills" in f else "n/a"
+        print(f"| {label} | {fmt(f['install'])} | {fmt(f['zipfile'])} | "
+              f"{med['install'] / med['zipfile']:.2f}x | {skills} | {ratio} | {fmt(f['check'])} "
+              f"| {fmt(f['sha256sum'])} | {med['check'] / med['sha256sum']:.2f}x | "
+              f"{fmt(f['noop'])} |")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
