@@ -101,7 +101,8 @@ class FetchResult:
     longer has; with ``best_effort_signatures``, referrers that could not be fetched).
     ``bundle_checked``: the blob at ``bundle_path`` was hashed against ``bundle_digest``
     by this fetch; ``False`` only for a blob already cached, fetched with
-    ``verify_cached_blob=False`` (its size was checked: the caller checks the rest)."""
+    ``verify_cached_blob=False`` (its size and its stamp were checked, see
+    :mod:`skillpack.registry.cache`: the caller checks the content)."""
 
     reference: Reference
     manifest_digest: str
@@ -248,12 +249,12 @@ def fetch_bundle(
     error: the bundle is returned with the signatures fetched so far, and the cache
     records no referrers for it (the next fetch asks again).
 
-    ``verify_cached_blob=False``: a bundle blob already in the cache is taken at its
-    size, not hashed again (``FetchResult.bundle_checked`` is then ``False``), for a
-    caller that checks its content otherwise and removes a copy that fails
-    (``Cache.discard``): the full verification's archive digest against
-    ``bundle_digest``, or the reader's lock, index and per-file digests. The cache
-    hashed it when it was written and renamed it into place only then."""
+    ``verify_cached_blob=False``: a bundle blob already in the cache is not hashed
+    again while its file status is the one stamped when its digest was last checked
+    (``FetchResult.bundle_checked`` is then ``False``), for a caller that checks its
+    content otherwise and, when that fails, calls :func:`check_cached_bundle`: the full
+    verification's archive digest against ``bundle_digest``, or the reader's lock,
+    index and per-file digests. The cache hashed it as it was written."""
     from skillpack.registry.cache import Cache
     from skillpack.registry.errors import registry_error
     from skillpack.registry.reference import parse_reference

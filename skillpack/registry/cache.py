@@ -130,8 +130,9 @@ class Cache:
 
     def has_blob(self, digest: str, size: int | None = None, *, check_digest: bool = True) -> bool:
         """Whether a blob is present with the right size and digest; a corrupt copy is
-        removed. ``check_digest=False``: the size only (a stat), for a caller that
-        checks the content itself and removes (:meth:`discard`) a copy that fails."""
+        removed (with its stamp). ``check_digest=False``: not hashed when its file
+        status is the one :meth:`stamp` recorded (for a caller that checks the content
+        itself, and hashes it when that fails); hashed and stamped again otherwise."""
         path = self.blob_path(digest)
         try:
             status = path.stat()

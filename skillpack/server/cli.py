@@ -439,7 +439,8 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
             raise
     for i in stale:
         info(f"{sources[i].origin}: the cached copy had changed since it was fetched")
-        sources[i] = _resolve(args.sources[i], args, policy is not None, info, check_blob=True)
+        # by digest: the same bundle, even when the source named a tag
+        sources[i] = _resolve(sources[i].origin, args, policy is not None, info, check_blob=True)
     return load(sources)
 
 
