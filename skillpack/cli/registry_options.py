@@ -25,7 +25,8 @@ UsernameOpt = Annotated[
         metavar="NAME",
         help="Registry user name; the password or token is read from stdin "
         "(--password-stdin). Default: the docker configuration, or "
-        "SKILLPACK_REGISTRY_USERNAME/SKILLPACK_REGISTRY_PASSWORD.",
+        "SKILLPACK_REGISTRY_USERNAME/SKILLPACK_REGISTRY_PASSWORD (for the registry "
+        "SKILLPACK_REGISTRY names, else the reference's).",
         show_default=False,
     ),
 ]

@@ -5,6 +5,7 @@ referrers."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -150,6 +151,8 @@ def _verify_pulled(
     pulled = fetch_verified(
         reference, policy, registry.client_options(), offline=offline, signatures=False
     )
+    for note in pulled.notes:
+        print(f"note: {note}", file=sys.stderr)
     if as_json:
         echo_json(
             {
