@@ -122,6 +122,11 @@ def main() -> None:
     for tool in (REGISTRY_BINARY, "skopeo"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not installed (apt-get install docker-registry skopeo)")
+    # bytecode, as an installed package has it: with PYTHONDONTWRITEBYTECODE and no
+    # __pycache__ (a checkout), every command would compile every module it imports
+    import compileall
+
+    compileall.compile_dir(str(REPO / "skillpack"), quiet=1)
     work: Path = args.work.resolve() / "registry"
     if work.exists():
         shutil.rmtree(work / "run", ignore_errors=True)

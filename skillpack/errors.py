@@ -330,6 +330,9 @@ register(
          "listed (or: the lock is missing, invalid, or not in canonical form). Run "
          "`skillpack lock` and commit the result."),
         ("LCK005", "the lock file cannot be found or read", "Create it with `skillpack lock`."),
+        ("LCK006", "the tree holds what no bundle can hold: no lock is written or checked",
+         "`lock` refuses what `build` refuses whatever the rule selection (the structural "
+         "rules: `skillpack lint` reports them; the details list them)."),
     ),
 )  # fmt: skip
 
@@ -430,7 +433,8 @@ register(
              "Run the build again once the files stop changing."),
             ("BLD002", "a file's path cannot be put in a bundle",
              "The path policy refuses it (`skillpack lint` names the rule)."),
-            ("BLD003", "two file names differ only in case or Unicode normalization",
+            ("BLD003", "two file names differ only in case or Unicode normalization, or "
+             "one needs a directory where the other is a file",
              "Rename one: they would overwrite each other on macOS and Windows."),
             ("BLD005", "the bundle exceeds bundle format 1 (4 GiB, 65,532 files)",
              "Bundle format 1 has no ZIP64: at most 65,534 zip entries (0xFFFF marks ZIP64), "
@@ -438,6 +442,13 @@ register(
              "into several bundles, or leave large generated files out with `exclude`."),
             ("BLD006", "paths in the skill tree cannot be read",
              "Fix the permissions or exclude them; the details list the paths."),
+            ("BLD012", "the tree holds what no bundle can hold: the bundle was not built",
+             "With `--no-lint` the structural rules still run (a frontmatter the strict "
+             "reader refuses, a symlink, FIFO, unreadable entry or non-UTF-8 name inside a "
+             "skill, paths that collide, conflicting copies of a skill): a file that "
+             "cannot be published stops the build, naming it, never dropped in silence. "
+             "`skillpack lint` reports the same findings; fix them, or exclude what the "
+             "skill does not need."),
             ("BLD010", "lint found errors: the bundle was not built",
              "Fix them (`skillpack lint` shows them) or pass `--no-lint`."),
         ),
@@ -593,6 +604,9 @@ register(
             F,
             ("SRV003", "lint found errors in a served directory",
              "Fix them (`skillpack lint`), or pass `--no-lint` to serve anyway."),
+            ("SRV011", "a served directory holds what no bundle can hold",
+             "`serve DIR --no-lint` still refuses what `build --no-lint` refuses (the "
+             "structural rules; `skillpack lint` reports them)."),
         ),
         *_codes(
             U,
@@ -660,7 +674,12 @@ register(
         *_codes(
             F,
             ("CLI001", "the server could not be started, died, or did not answer in time",
-             "The details show the end of the server's stderr."),
+             "The details show what the server wrote on stdout that is not JSON-RPC, and "
+             "the end of its stderr."),
+            ("CLI003", "the server answered a request with a JSON-RPC error, or with a reply "
+             "that is not JSON-RPC",
+             "The message names the method and the server's error code and message; nothing "
+             "was written."),
             ("CLI101", "a skill entry's URI is not a skill URI ending in `/SKILL.md`",
              "An entry of `skills/list` (or `skills/get`) must have a `uri` of the form "
              "`skill://PATH/SKILL.md` with a non-empty skill path. The server does not follow "
@@ -710,10 +729,10 @@ register(
              "The bytes `resources/read` returned do not have the listed size or sha256: the "
              "file changed after the listing, or the server (or something between) alters it. "
              "`vendor` writes nothing."),
-            ("CLI114", "a listed path is unsafe to write",
-             "A listed path has an empty, `.` or `..` segment, a backslash or NUL, or starts "
-             "like a drive (`C:`); writing it could leave the `--into` directory. `vendor` "
-             "writes nothing."),
+            ("CLI114", "a listed path is unsafe to write, or one skillpack never publishes",
+             "`..`, empty or `.` segments, a segment starting with a dot (`.git/`, "
+             "`.github/`), backslashes and control characters: the path policy of the "
+             "bundle writer and reader. Nothing was written."),
             ("CLI115", "two entries list the same file with different digests",
              "Nested skills share files, and two entries list the same file URI with different "
              "digests: they cannot both be right. `vendor` writes nothing."),
@@ -721,15 +740,20 @@ register(
              "A skill whose `resources` is `\"dynamic\"` (accepted with `--allow-dynamic`) has "
              "no digests; its files are read one by one and may total at most 16 MiB. `vendor` "
              "writes nothing."),
+            ("CLI117", "two listed paths are one file on macOS or Windows, or one needs a "
+             "directory where another is a file",
+             "`README.md` and `readme.md`, NFC and NFD forms of `café.md`, `docs` and "
+             "`docs/a.md`, or two URIs that decode to the same path: skillpack never "
+             "publishes such a tree, and `vendor` refuses it before writing anything."),
         ),
         *_codes(
             U,
             ("CLI002", "no server given: no command after `--` and no `--url`",
              "Put the server command after `--` (`skillpack check -- skillpack serve "
              "skills.skp`), or give `--url http(s)://HOST:PORT/PATH` of a running one."),
-            ("CLI003", "both a server command after `--` and `--url`",
+            ("CLI004", "both a server command after `--` and `--url`",
              "`-- CMD` spawns a server, `--url` reaches a running one: give one of them."),
-            ("CLI004", "the `--url` is not an http:// or https:// URL with a host",
+            ("CLI005", "the `--url` is not an http:// or https:// URL with a host",
              "Give the MCP endpoint of a Streamable HTTP server, such as "
              "`http://127.0.0.1:8080/mcp`."),
             ("CLI120", "the `--into` directory exists and is not empty",

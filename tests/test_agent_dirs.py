@@ -184,7 +184,7 @@ def test_symlinked_agent_directories(tmp_path: Path) -> None:
     os.symlink(outside, tmp_path / ".cursor" / "skills")
     _proc, report = lint_json(tmp_path)
     assert _skills(report) == ["shared"]
-    (link,) = [f for f in report["findings"] if f["code"] == "SP301"]
+    (link,) = [f for f in report["findings"] if f["code"] == "SP307"]
     assert link["path"] == ".cursor/skills"
     assert "is not followed" in link["message"]
     assert report["summary"]["skills"] == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,94 @@ def test_the_table_cuts_long_problems_between_words_and_shows_them_whole() -> No
     ]
     assert whole, "the whole first problem is listed under 'more:'"
     assert len(whole[0]) > len(shown) and whole[0][len(shown)] == " "  # cut at a space
+
+
+# --- a check cannot pass by accident (issue 10 §2) -----------------------------------
+def hostile(mode: str, spec: Path | None = None) -> list[str]:
+    return [
+        sys.executable,
+        str(SERVERS / "hostile_skills.py"),
+        mode,
+        *([str(spec)] if spec else []),
+    ]
+
+
+def _spec(tmp_path: Path, **spec: object) -> Path:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
+
+
+def test_a_server_that_never_answers_fails_connect_within_the_timeout() -> None:
+    started = time.monotonic()
+    proc = run_cli("check", "--timeout", "1", "--format", "json", "--", *hostile("silent"))
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 1, proc.stdout
+    statuses = _statuses(proc.stdout)
+    assert set(statuses) == {("connect", "modern"), ("connect", "legacy")}
+    for outcome in statuses.values():
+        assert outcome["status"] == "fail"
+        assert "no response to request 1 within 1 s" in outcome["failures"][0]
+    assert elapsed < 15  # two eras, each the timeout and a short grace to stop the server
+
+
+@pytest.mark.parametrize(
+    ("mode", "needle"),
+    [
+        ("garbage", "non-JSON line on stdout: 'Starting server... this is not JSON'"),
+        ("not-jsonrpc", "not a JSON-RPC 2.0 message: {'id': 1, 'ok': True}"),
+    ],
+)
+def test_a_server_that_answers_garbage_fails_connect(mode: str, needle: str) -> None:
+    proc = run_cli("check", "--timeout", "1", "--", *hostile(mode))
+    assert proc.returncode == 1, proc.stdout
+    rows = [line.split() for line in proc.stdout.splitlines()[1:3]]
+    assert [row[:3] for row in rows] == [
+        ["connect", "modern", "fail"],
+        ["connect", "legacy", "fail"],
+    ]
+    assert "only messages that are not JSON-RPC" in proc.stdout
+    assert needle in proc.stdout
+    assert " skip" not in proc.stdout.split("\n\n")[0]  # no era is "not spoken"
+
+
+def test_a_server_that_exits_after_one_answer_fails_connect(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, skills={"tools/aa": {"SKILL.md": "---\nname: aa\n---\n"}})
+    proc = run_cli("check", "--era", "modern", "--format", "json", "--",
+                   *hostile("exit-after-one", spec))  # fmt: skip
+    assert proc.returncode == 1
+    statuses = _statuses(proc.stdout)
+    connect = statuses[("connect", "modern")]
+    assert connect["status"] == "fail"
+    assert "exited before answering request 2" in connect["failures"][0]
+    assert statuses[("skills-list", "modern")]["status"] == "fail"
+
+
+def test_stdout_noise_from_a_working_server_fails_connect(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, skills={"tools/aa": {"SKILL.md": "---\nname: aa\n---\n"}})
+    proc = run_cli("check", "--era", "modern", "--format", "json", "--", *hostile("noisy", spec))
+    assert proc.returncode == 1
+    connect = _statuses(proc.stdout)[("connect", "modern")]
+    assert connect["failures"] == ["stdout: non-JSON line on stdout: 'hostile server 1.0 starting'"]
+
+
+def test_a_server_that_speaks_none_of_the_eras_asked_for_fails(tmp_path: Path) -> None:
+    """An error answer to the handshake is an era not spoken; when it is the only era
+    asked for, nothing was checked: fail, never fourteen skips and exit 0."""
+    spec = _spec(tmp_path, errors={"server/discover": [-32601, "Method not found"]})
+    proc = run_cli("check", "--era", "modern", "--format", "json", "--", *hostile("serve", spec))
+    assert proc.returncode == 1
+    statuses = _statuses(proc.stdout)
+    assert list(statuses) == [("connect", "modern")]
+    assert (
+        "server/discover answered -32601 Method not found"
+        in (statuses[("connect", "modern")]["failures"][0])
+    )
+
+
+def test_a_check_where_every_scenario_was_skipped_fails() -> None:
+    # faulty_skills declares no skills extension in the legacy era: skills-list skips
+    proc = run_cli("check", "--era", "legacy", "--scenario", "skills-list", "--", *faulty())
+    assert proc.returncode == 1, proc.stdout
+    assert "skip" in proc.stdout
+    assert proc.stdout.rstrip().endswith("nothing was checked: every scenario was skipped")

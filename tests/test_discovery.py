@@ -212,6 +212,45 @@ def test_discover_within_collects_only_the_touched_skills(tmp_path: Path) -> Non
     assert partial.skills[2].files == []
 
 
+def test_symlinked_skills_are_reported_not_skipped_in_silence(tmp_path: Path) -> None:
+    """Issue 10 §2: a skill directory that is a link, or a SKILL.md that is one, is a
+    lint finding (SP307) and stops the build; a link into a root searched anyway, or to
+    a directory holding no skill, is nothing to report."""
+    from tests.conftest import run_cli
+    from tests.lintutil import lint_json
+
+    project = tmp_path / "catalog"
+    write(project / "skills" / "real" / "SKILL.md", skill_md("real"))
+    elsewhere = tmp_path / "vendor-skills"
+    write(elsewhere / "release" / "SKILL.md", skill_md("release"))  # one skill
+    write(elsewhere / "pack" / "lint" / "SKILL.md", skill_md("lint"))  # a folder of skills
+    write(tmp_path / "docs" / "triage.md", skill_md("triage"))
+    write(tmp_path / "assets" / "logo.txt", "no skill here\n")
+    os.symlink("../../vendor-skills/release", project / "skills" / "release")
+    os.symlink("../../vendor-skills/pack", project / "skills" / "pack")
+    (project / "skills" / "triage").mkdir()
+    os.symlink("../../../docs/triage.md", project / "skills" / "triage" / "SKILL.md")
+    os.symlink("real", project / "skills" / "alias")  # found at skills/real anyway
+    os.symlink("../assets", project / "assets")  # no skill behind it
+    proc, report = lint_json(project)
+    assert proc.returncode == 1
+    assert report["summary"]["skills"] == 1
+    found = {f["path"]: f["message"] for f in report["findings"]}
+    assert set(found) == {"skills/release", "skills/pack", "skills/triage/SKILL.md"}
+    assert all(f["code"] == "SP307" and f["severity"] == "error" for f in report["findings"])
+    assert found["skills/release"] == (
+        "symlink to '../../vendor-skills/release' is not followed: the skills behind it are "
+        "not published"
+    )
+    assert found["skills/triage/SKILL.md"].startswith(
+        "SKILL.md is a symlink to '../../../docs/triage.md': links are never followed"
+    )
+    build = run_cli("build", project)
+    assert build.returncode == 1 and "SP307" in build.stderr
+    accepted = run_cli("lint", "--ignore", "SP307", project)
+    assert accepted.returncode == 0, accepted.stdout
+
+
 # --- gitignore patterns that name an entry: matched without pathspec -------------------
 _NAME_CHARS = "ab.-_"
 #: the names discovery matches (relative paths: never "." or "..")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli
 from tests.lintutil import findings, lint_json, skill_md, write
 
 
@@ -399,3 +400,47 @@ def test_workers_find_exactly_what_one_process_finds(tmp_path: Path) -> None:
     assert len(one.findings) > 50
     for jobs in (2, 3, 5):
         assert lint_tree(tree, options=options, jobs=jobs).findings == one.findings
+
+
+def test_private_key_and_credential_files_are_found_by_their_names(tmp_path: Path) -> None:
+    """SP305 by name (issue 10 §2): a key or credential file is a secret whatever its
+    content looks like; a public key, a certificate or a document about keys is not."""
+    skill = tmp_path / "deploy-helper"
+    write(skill / "SKILL.md", skill_md("deploy-helper"))
+    secrets = {
+        "keys/id_ecdsa": "(an SSH key, content not recognizable)\n",
+        "keys/id_ed25519-ci": "...\n",
+        "certs/client.pfx": b"\x30\x82\x0a\x1f binary",
+        "certs/release.keystore": b"\xfe\xed\xfe\xed",
+        "config/credentials.json": '{"installed": {"client_id": "x"}}\n',
+        "config/aws/credentials": "[default]\nregion = eu-west-1\n",
+        "config/ci-service-account.json": '{"type": "x"}\n',
+        "ops/terraform.tfstate": '{"version": 4}\n',
+        "ops/staging.kubeconfig": "apiVersion: v1\n",
+        "ops/htpasswd": "admin:$apr1$x\n",
+        "tls/server.key": "-----BEGIN EC PRIVATE KEY-----\nshort\n-----END EC PRIVATE KEY-----\n",
+        "tls/intermediate.pem": "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMII\n",
+    }
+    harmless = {
+        "keys/id_ecdsa.pub": "ecdsa-sha2-nistp256 AAAA... ci@example\n",
+        "tls/ca.pem": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+        "tls/signing.key": "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n",
+        "docs/id_rsa_setup.md": "How to make an SSH key.\n",
+        "docs/credentials.md": "Where the credentials live (not here).\n",
+    }
+    for rel, content in {**secrets, **harmless}.items():
+        write(skill / rel, content)
+    write(skill / ".npmrc", "//registry.npmjs.org/:_authToken=x\n")  # a dot file: left out
+    proc, report = lint_json(tmp_path)
+    assert proc.returncode == 1
+    found = {f["path"]: f["message"] for f in report["findings"] if f["code"] == "SP305"}
+    assert set(found) == {f"deploy-helper/{rel}" for rel in secrets}
+    assert found["deploy-helper/keys/id_ecdsa"] == (
+        "'id_ecdsa' is an SSH private key (by its name): it must never be published"
+    )
+    assert "PKCS#12" in found["deploy-helper/certs/client.pfx"]
+    assert "Terraform state" in found["deploy-helper/ops/terraform.tfstate"]
+    dotfile = [f for f in report["findings"] if f["path"] == "deploy-helper/.npmrc"]
+    assert [f["code"] for f in dotfile] == ["SP304"]  # never published, so no leak
+    build = run_cli("build", tmp_path, "-o", tmp_path / "out.skp")
+    assert build.returncode == 1 and "SP305" in build.stderr

@@ -331,7 +331,8 @@ def test_a_failed_build_leaves_the_lock_and_output_directory_as_they_were(
     (project / "skills" / "gamma").rename(tmp_path / "gamma")
     (project / "skills" / "alpha" / "References").mkdir()
     (project / "skills" / "alpha" / "References" / "Guide.md").write_text("twice\n")
-    refused(run_cli("build", project, "--no-lint"), "BLD003", 1)
+    # a structural problem: refused before any work, even with --no-lint (issue 10 §2)
+    refused(run_cli("build", project, "--no-lint"), "BLD012", 1)
     assert (snapshot(dist), lock.stat().st_mtime_ns) == before
     no_temp_files(project)
 

@@ -33,7 +33,7 @@ from skillpack.source.discovery import SourceTree, discover
 from tests.conftest import write_skill
 
 STAMP = (0, 33)  # 1980-01-01 00:00:00
-REFUSAL = Refusal("BLD010", "the bundle was not built", "fix them")
+REFUSAL = Refusal("BLD010", "the bundle was not built", "fix them", unpublishable="BLD012")
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
 
@@ -127,17 +127,18 @@ def test_a_workers_error_is_raised_in_skill_order(tmp_path: Path) -> None:
         assert [r.error is not None for r in results] == [
             s.skill_path in ("delta", "gamma/inner") for s in tree.skills
         ]
-        with pytest.raises(ManifestError) as raised:
-            lock_tree(tree, jobs)
+        with pytest.raises(SkillpackError) as raised:
+            lock_tree(tree, jobs)  # a frontmatter no bundle can hold: the lock is refused
         seen.add((raised.value.code, str(raised.value)))
         for lint in (False, True):
             with pytest.raises(SkillpackError) as refused:
                 one_pass(tree, lint=lint, refusal=REFUSAL, compression="deflate", stamp=STAMP,
                          jobs=jobs)  # fmt: skip
             seen.add((refused.value.code, str(refused.value)))
-    codes = sorted(code for code, _ in seen)
-    assert len(seen) == 2 and codes[0] == "BLD010"  # one refusal, one manifest error
-    assert "delta/SKILL.md" in next(text for code, text in seen if code != "BLD010")
+    # one refusal each: lock's, build's without lint (the structural rules) and with it
+    assert sorted(code for code, _ in seen) == ["BLD010", "BLD012", "LCK006"]
+    for _code, text in seen:  # the first problem listed is the first skill's
+        assert text.index("delta/SKILL.md") < text.index("gamma/inner/SKILL.md")
 
 
 def _result(tmp_path: Path) -> SkillResult:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -133,3 +135,129 @@ def test_vendor_from_skillpack_serve_round_trips_through_build(tmp_path: Path) -
     original = build_manifest(discover(resolve_config([EXAMPLES])))
     pulled = build_manifest(discover(resolve_config([into])))
     assert [s.to_wire() for s in pulled.skills] == [s.to_wire() for s in original.skills]
+
+
+# --- vendor writes only what skillpack would publish (issue 10 §2) -------------------
+def hostile(tmp_path: Path, **spec: object) -> list[str]:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return [sys.executable, str(SERVERS / "hostile_skills.py"), "serve", str(path)]
+
+
+def skill_md(name: str) -> str:
+    return f"---\nname: {name}\ndescription: The {name} skill.\n---\nbody\n"
+
+
+NFC, NFD = "r\u00e9sum\u00e9.md", "re\u0301sume\u0301.md"
+
+
+@pytest.mark.parametrize(
+    ("files", "code", "needle"),
+    [
+        ({".github/workflows/release.yml": "on: push\n"}, "CLI114", ".github/workflows"),
+        ({"hooks/.git/config": "[core]\n"}, "CLI114", "hooks/.git/config"),
+        ({"NOTES.md": "a\n", "notes.md": "b\n"}, "CLI117", "differ only in case"),
+        ({NFC: "a\n", NFD: "b\n"}, "CLI117", "Unicode normalization"),
+        ({"reference": "a file\n", "reference/api.md": "b\n"}, "CLI117", "is a file"),
+        ({"Data/one.csv": "1\n", "data": "2\n"}, "CLI117", "is a file"),
+    ],
+)
+def test_vendor_refuses_paths_skillpack_never_publishes(
+    tmp_path: Path, files: dict[str, str], code: str, needle: str
+) -> None:
+    """Every path is judged by the bundle writer's policy before anything is read or
+    written: a good skill listed first is not written either."""
+    server = hostile(
+        tmp_path,
+        skills={
+            "ops/aa": {"SKILL.md": skill_md("aa")},
+            "ops/deploy": {"SKILL.md": skill_md("deploy"), **files},
+        },
+    )
+    into = tmp_path / "vendored"
+    proc = run_cli("vendor", "--into", into, "--", *server)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{code} " in proc.stderr and needle in proc.stderr, proc.stderr
+    assert "internal error" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.json"]  # nothing, no staging
+
+
+def test_vendor_refuses_a_skill_path_that_clashes_with_the_project_file(tmp_path: Path) -> None:
+    server = hostile(tmp_path, skills={"skillpack.toml": {"SKILL.md": skill_md("skillpack.toml")}})
+    proc = run_cli("vendor", "--into", tmp_path / "out", "--", *server)
+    assert proc.returncode == 1
+    assert "CLI117" in proc.stderr and "skillpack.toml" in proc.stderr
+
+
+@pytest.mark.parametrize("method", ["skills/list", "resources/read", "server/discover"])
+def test_a_json_rpc_error_is_a_coded_refusal(tmp_path: Path, method: str) -> None:
+    server = hostile(
+        tmp_path,
+        skills={"ops/aa": {"SKILL.md": skill_md("aa")}},
+        errors={method: [-32603, "the backend is down"]},
+    )
+    into = tmp_path / "vendored"
+    proc = run_cli("vendor", "--era", "modern", "--into", into, "--", *server)
+    assert proc.returncode == 1, proc.stderr
+    assert "internal error" not in proc.stderr and "FrozenInstanceError" not in proc.stderr
+    assert f"CLI003 {method}: the server answered with error -32603: the backend is down" in (
+        proc.stderr
+    )
+    assert not into.exists()
+
+
+def test_a_malformed_reply_is_a_coded_refusal(tmp_path: Path) -> None:
+    script = tmp_path / "bad.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': [1, 2]}), flush=True)\n"
+    )
+    proc = run_cli("vendor", "--era", "modern", "--", sys.executable, str(script))
+    assert proc.returncode == 1
+    assert "CLI003 the server's reply to server/discover is not a JSON-RPC response" in (
+        proc.stderr
+    )
+
+
+def test_vendor_keeps_the_served_bundle_name_and_version(tmp_path: Path) -> None:
+    bundle = tmp_path / "acme.skp"
+    assert run_cli("build", EXAMPLES, "-o", bundle).returncode == 0
+    for era in ("modern", "legacy"):
+        into = tmp_path / f"pulled-{era}"
+        server = [sys.executable, "-m", "skillpack", "serve", str(bundle)]
+        proc = run_cli("vendor", "--era", era, "--into", into, "--", *server)
+        assert proc.returncode == 0, proc.stderr
+        config = (into / "skillpack.toml").read_text()
+        assert 'name = "acme-skills"' in config and 'version = "1.0.0"' in config, config
+
+
+def test_vendor_reads_the_name_and_version_from_skillpack_instructions(tmp_path: Path) -> None:
+    """An older skillpack serve says what it serves only in its instructions."""
+    server = hostile(
+        tmp_path,
+        skills={"ops/aa": {"SKILL.md": skill_md("aa")}},
+        serverInfo={"name": "skillpack", "version": "0.9.0"},
+        instructions="Agent Skills from the bundle team-tools 2.3.1 (1 skill), served by "
+        "skillpack. skills/list lists every skill.",
+    )
+    into = tmp_path / "out"
+    proc = run_cli("vendor", "--into", into, "--", *server)
+    assert proc.returncode == 0, proc.stderr
+    config = (into / "skillpack.toml").read_text()
+    assert 'name = "team-tools"' in config and 'version = "2.3.1"' in config, config
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o755), (0o027, 0o750)])
+def test_the_vendored_directory_is_made_like_unpack_makes_its_own(
+    tmp_path: Path, umask: int, mode: int
+) -> None:
+    into = tmp_path / "out"
+    old = os.umask(umask)
+    try:
+        proc = run_cli("vendor", "--into", into, "--", *faulty())
+    finally:
+        os.umask(old)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_IMODE(into.stat().st_mode) == mode

@@ -19,24 +19,23 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 _CREATE |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
-@dataclass(frozen=True, slots=True)
-class NewFile:
-    """A file to write: its ``/``-separated path under the root, its bytes, its mode bit."""
+class NewFile(NamedTuple):
+    """A file to write: its ``/``-separated path under the root, its bytes, its mode bit
+    (a tuple: thousands are made per install)."""
 
     path: str
     data: bytes
     executable: bool = False
 
 
-@dataclass(frozen=True)
-class Modes:
+class Modes(NamedTuple):
     """The modes of what is written. ``exact``: these modes whatever the umask (as a
     bundle's ``unpack`` has always written them); otherwise the umask applies, as it
     does to any file a program creates (``install``)."""
@@ -47,6 +46,8 @@ class Modes:
     exact: bool = True
 
 
+#: the modes ``unpack`` has always written: 0644, 0755, whatever the umask
+EXACT = Modes()
 #: modes for files that honour the umask: 0666 and 0777 less the umask
 UMASKED = Modes(0o666, 0o777, 0o777, exact=False)
 
@@ -84,7 +85,7 @@ def _mkdirs(root: Path, parent: str, made: set[str], modes: Modes) -> None:
         made.add(sub)
 
 
-def write_new_files(root: Path, files: Iterable[NewFile], modes: Modes = Modes()) -> int:
+def write_new_files(root: Path, files: Iterable[NewFile], modes: Modes = EXACT) -> int:
     """Write ``files`` into ``root``, a directory this process just made and nobody else
     writes to (a staging directory). Directories are created as needed. Returns the
     number of files written. Raises ``OSError`` (naming the path under ``root``) on any
@@ -138,7 +139,7 @@ def check_targets(root: Path, paths: Sequence[str]) -> None:
             raise PathInTheWay(path, root / path, f"is {kind}")
 
 
-def replace_files(root: Path, files: Iterable[NewFile], modes: Modes = Modes()) -> int:
+def replace_files(root: Path, files: Iterable[NewFile], modes: Modes = EXACT) -> int:
     """Write ``files`` into the existing directory ``root`` (checked first with
     :func:`check_targets`), each through a temporary file renamed over its path."""
     made: set[str] = {""}

@@ -17,7 +17,8 @@ DEFAULT_TIMEOUT = 30.0
 REGISTRY_OPTIONS: tuple[Option, ...] = (
     Option("username", ("--username",), "registry user name; the password or token is read "
            "from stdin (--password-stdin). Default: the docker configuration, or "
-           "SKILLPACK_REGISTRY_USERNAME/SKILLPACK_REGISTRY_PASSWORD", metavar="NAME"),
+           "SKILLPACK_REGISTRY_USERNAME/SKILLPACK_REGISTRY_PASSWORD (for the registry "
+           "SKILLPACK_REGISTRY names, else the reference's)", metavar="NAME"),
     Option("password_stdin", ("--password-stdin",), "read the password or token for "
            "--username from stdin", bool),
     Option("insecure_registry", ("--insecure-registry",), "allow plain http to a registry "

@@ -33,7 +33,7 @@ from skillpack._internal.parallel import default_jobs, map_ranges
 from skillpack._internal.pickling import ByFields
 from skillpack._internal.words import plural
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
-from skillpack.lint.catalog import ERROR
+from skillpack.lint.catalog import ERROR, STRUCTURAL
 from skillpack.lint.context import SkillContext
 from skillpack.lint.engine import LintResult, LintRun
 from skillpack.lint.finding import Finding
@@ -212,49 +212,85 @@ def lint_tree(
 
 @dataclass(frozen=True)
 class Refusal:
-    """The error a lint gate raises when findings at error severity remain."""
+    """The error a lint gate raises when findings at error severity remain: ``code``
+    after lint, ``unpublishable`` when only the structural rules ran (``--no-lint``,
+    and ``lock``, which never lints)."""
 
     code: str
     outcome: str  #: what does not happen, e.g. "the bundle was not built"
     hint: str
     location: Location | None = None
     shown: int = 50  #: findings listed in the error's details
+    unpublishable: str = ""  #: the code when only the structural rules ran
+    #: the hint then
+    unpublishable_hint: str = "fix them (see 'skillpack lint'): --no-lint skips the other "
+    "rules, never these"
 
-    def error(self, findings: Sequence[Finding]) -> SkillpackError:
+    def error(self, findings: Sequence[Finding], *, linted: bool = True) -> SkillpackError:
         from skillpack.lint.reporters import location
 
+        structural = sorted({f.code for f in findings if f.code in STRUCTURAL})
+        if linted:
+            code, message = self.code, f"lint found {plural(len(findings), 'error')}"
+            hint = self.hint
+            if structural:
+                hint += f" (--no-lint never skips {', '.join(structural)}: no bundle holds them)"
+        else:
+            code = self.unpublishable or self.code
+            message = f"{plural(len(findings), 'structural error')} (what no bundle can hold)"
+            hint = self.unpublishable_hint
+        if len(findings) == 1:
+            hint = hint.replace("fix them", "fix it")
         return SkillpackError(
-            self.code,
-            f"lint found {plural(len(findings), 'error')}; {self.outcome}",
+            code,
+            f"{message}; {self.outcome}",
             self.location,
-            self.hint.replace("fix them", "fix it") if len(findings) == 1 else self.hint,
+            hint,
             EXIT_FINDINGS,
             [f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[: self.shown]],
         )
 
 
-def _gate(run: LintRun | None, results: Sequence[SkillResult], refusal: Refusal) -> None:
-    """Raise ``refusal`` when ``run`` (the gate; None: no gate) found errors."""
-    if run is None:
-        return
+def _gate(run: LintRun, results: Sequence[SkillResult], refusal: Refusal) -> None:
+    """Raise ``refusal`` when ``run`` (the gate) found errors."""
     result = run.result(f for r in results for f in r.findings)
     errors = [f for f in result.findings if f.severity == ERROR]
     if errors:
-        raise refusal.error(errors)
+        raise refusal.error(errors, linted=run.context.options is not STRUCTURAL_ONLY)
 
 
-def _gate_run(tree: SourceTree, skills: Sequence[SourceSkill], lint: bool) -> LintRun | None:
-    """The lint gate over ``skills``, with the rules of the tree's configuration."""
-    return LintRun.start(tree, skills, LintOptions.from_config(tree.config)) if lint else None
+#: the options of a gate without lint: only the structural rules, what no bundle holds
+STRUCTURAL_ONLY = LintOptions(enabled=STRUCTURAL)
+
+
+def _gate_run(tree: SourceTree, skills: Sequence[SourceSkill], lint: bool) -> LintRun:
+    """The gate over ``skills``: lint with the rules of the tree's configuration, or
+    (``lint`` False) the structural rules only: what build refuses whatever the
+    selection, so that ``--no-lint`` never drops a file in silence."""
+    options = LintOptions.from_config(tree.config) if lint else STRUCTURAL_ONLY
+    return LintRun.start(tree, skills, options)
 
 
 # --- lock ---------------------------------------------------------------------------
+#: ``lock`` refuses what no bundle can hold, as ``build`` does
+LOCK_REFUSAL = Refusal(
+    "LCK006",
+    "no lock can describe the tree",
+    "fix them (see 'skillpack lint')",
+    unpublishable="LCK006",
+    unpublishable_hint="fix them (see 'skillpack lint'), or exclude what the skill does not need",
+)
+
+
 def lock_tree(tree: SourceTree, jobs: int | None = None) -> tuple[Manifest, bytes]:
     """The manifest of ``tree`` and its lock bytes, each skill's table rendered by the
-    process that hashed the skill's files."""
+    process that hashed the skill's files. What no bundle can hold (the structural
+    rules) is refused (``LCK006``): a lock describes only a tree ``build`` accepts."""
     from skillpack.lockfile.lock import render_lock
 
-    results = run_pass(tree.skills, Plan(lock=True), jobs)
+    run = _gate_run(tree, tree.skills, lint=False)
+    results = run_pass(tree.skills, Plan(lint=run, lock=True), jobs)
+    _gate(run, results, LOCK_REFUSAL)
     manifest = _manifest(tree, results)
     return manifest, render_lock(manifest, [result.checked_table() for result in results])
 
@@ -268,9 +304,9 @@ def gated_source(
     refusal: Refusal,
     jobs: int | None = None,
 ) -> ContentSource:
-    """``skills`` of ``tree`` as served from the disk: linted (unless ``lint`` is False;
-    ``refusal`` is raised on errors), hashed, each file read again and checked when
-    served."""
+    """``skills`` of ``tree`` as served from the disk: linted (unless ``lint`` is False:
+    then only the structural rules; ``refusal`` is raised on errors), hashed, each file
+    read again and checked when served."""
     from skillpack.content import TreeSource
 
     run = _gate_run(tree, skills, lint)
@@ -300,9 +336,9 @@ def one_pass(
     stamp: tuple[int, int],
     jobs: int | None = None,
 ) -> Pass:
-    """Lint (unless ``lint`` is False; ``refusal`` is raised on errors), hash, and
-    prepare the lock and the archive entries of every skill of ``tree``, entries at DOS
-    ``stamp`` with ``compression``; ``jobs`` processes (default:
+    """Lint (unless ``lint`` is False: then only the structural rules; ``refusal`` is
+    raised on errors), hash, and prepare the lock and the archive entries of every skill
+    of ``tree``, entries at DOS ``stamp`` with ``compression``; ``jobs`` processes (default:
     :func:`~skillpack._internal.parallel.default_jobs`)."""
     from skillpack.content import KeptSource, TreeSource
     from skillpack.lockfile.lock import render_lock_and_index

@@ -61,7 +61,7 @@ from skillpack.content import ContentSource, IntegrityError, check_bytes
 from skillpack.errors import SkillpackError
 from skillpack.lockfile.index import index_bytes
 from skillpack.manifest import FileEntry, Manifest
-from skillpack.source.paths import collision_key, unsafe_published_path
+from skillpack.source.paths import CLASH, COLLISION, tree_problems
 
 Compression = Literal["deflate", "stored"]
 COMPRESSIONS: tuple[Compression, ...] = ("deflate", "stored")
@@ -115,23 +115,23 @@ def archive_files(manifest: Manifest) -> list[tuple[str, FileEntry]]:
     """Every file once, as (entry name, entry), sorted by name bytes; refuses names a
     reader would refuse."""
     by_name: dict[str, FileEntry] = {}
-    keys: dict[str, str] = {}
     for skill, f in manifest.files():
-        name = archive_name(skill.skill_path, f)
-        if name in by_name:
-            continue
-        problem = unsafe_published_path(name)
-        if problem is not None:
-            raise BuildError("BLD002", f"{f.uri}: cannot be put in a bundle: the path {problem[1]}")
-        key = collision_key(name)
-        if key in keys:
+        by_name.setdefault(archive_name(skill.skill_path, f), f)
+    for problem in tree_problems(by_name):
+        if problem.kind == COLLISION:
             raise BuildError(
                 "BLD003",
-                f"{name} and {keys[key]} differ only in case or Unicode normalization",
+                f"{problem.path} and {problem.other} differ only in case or Unicode normalization",
                 "rename one: they would overwrite each other on macOS and Windows",
             )
-        keys[key] = name
-        by_name[name] = f
+        if problem.kind == CLASH:
+            raise BuildError(
+                "BLD003",
+                f"{problem.path} {problem.reason} (on macOS and Windows too)",
+                "rename one: a path cannot be a file and a directory",
+            )
+        uri = by_name[problem.path].uri
+        raise BuildError("BLD002", f"{uri}: cannot be put in a bundle: the path {problem.reason}")
     return sorted(by_name.items(), key=lambda item: item[0].encode("utf-8"))
 
 

@@ -243,22 +243,25 @@ def _print(
             print(f"  {line}")
     for note in report.notes:
         print(note)
-    by_skill: dict[str, list[str]] = {}
-    for change in report.written:
-        by_skill.setdefault(change.skill, []).append(f"{change.directory} ({change.action})")
     pins = {p.source: p for p in report.lock.sources}
     sources = {s.name: s.source for s in report.lock.skills}
-    for name, places in by_skill.items():
+    done: dict[tuple[str, str], list[str]] = {}  # (skill, action) -> directories
+    for change in report.written:
+        done.setdefault((change.skill, change.action), []).append(change.directory)
+    for (name, action), places in done.items():
         pin = pins.get(sources.get(name, ""))
-        origin = f" from {pin.name} {pin.version}" if pin else ""
-        print(f"installed {name}{origin}: {', '.join(places)}")
-    unchanged = len({c.skill for c in report.changes} - set(by_skill))
-    total = len(report.lock.skills)
+        origin = f" ({pin.name} {pin.version})" if pin else ""
+        print(f"{action} {name}{origin}: {', '.join(places)}")
+    changed = {c.skill for c in report.written}
+    unchanged = len({c.skill for c in report.changes} - changed)
     if frozen:
         state = "lock unchanged (--frozen)"
     else:
         state = f"wrote {display_path(lock_path)}" if report.lock_written else "lock up to date"
-    print(f"{plural(total, 'skill')} installed, {unchanged} unchanged; {state}")
+    print(
+        f"{plural(len(report.lock.skills), 'skill')} pinned, {len(changed)} written, "
+        f"{unchanged} unchanged; {state}"
+    )
 
 
 def review_lines(diff: object) -> list[str]:

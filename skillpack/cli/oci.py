@@ -11,6 +11,7 @@ with the one writer.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -24,8 +25,10 @@ from skillpack._internal.words import plural
 from skillpack.errors import SkillpackError, display_path
 
 if TYPE_CHECKING:
+    from skillpack.bundle.reader import Bundle
     from skillpack.registry import FetchResult, PushResult
     from skillpack.registry.options import ClientOptions
+    from skillpack.registry.reference import Reference
     from skillpack.signing.policy import SignaturePolicy, SigningOptions
     from skillpack.signing.verify import VerifiedBundle
 
@@ -52,7 +55,6 @@ class RegistryFlags:
 
     def client_options(self, stdin: IO[str] | None = None) -> ClientOptions:
         """The client's options; with ``--password-stdin`` the password is read here."""
-        from skillpack.registry.credentials import Credentials
         from skillpack.registry.errors import registry_error
         from skillpack.registry.options import ClientOptions
 
@@ -67,6 +69,8 @@ class RegistryFlags:
                 )
             if not self.username:
                 raise registry_error("REG025", "--username is empty")
+            from skillpack.registry.credentials import Credentials  # only when given
+
             password = read_password(sys.stdin if stdin is None else stdin)
             credentials = Credentials(self.username, password)
         return ClientOptions(
@@ -114,6 +118,11 @@ class Pulled:
         """The bundle by digest: what was verified."""
         return str(self.fetched.reference)
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the fetch left out, and why (for standard error)."""
+        return self.fetched.notes
+
     def summary(self) -> str:
         if self.verified is not None:
             return self.verified.summary()
@@ -133,73 +142,133 @@ def fetch_verified(
 ) -> Pulled:
     """Fetch ``reference`` into the cache, then verify it: in full, and with signature
     options (``policy.requested``) against its signature referrers. ``signatures``:
-    fetch the referrers even without signature options (to write one beside a pull)."""
-    from skillpack.registry import fetch_bundle
+    fetch the referrers even without signature options (to write one beside a pull).
+
+    The bundle is opened once, in full mode, and the digest of the bytes it verified
+    must be the manifest's (``REG042`` otherwise): so a blob already in the cache is
+    not hashed on its own first. When a cached copy fails, it is hashed: one that
+    changed since it was written is removed and fetched again (offline: ``REG060``)."""
+    from skillpack.registry import check_cached_bundle, fetch_bundle
 
     check = policy.requested or policy.signature is not None
     if check:
         policy.validate()  # bad options stop the command before any network
-    fetched = fetch_bundle(
-        reference, offline=offline, signatures=signatures or check, options=options
-    )
-    with naming_failures(fetched):
-        if check:
-            from skillpack.signing.errors import SignatureError
-            from skillpack.signing.verify import verify_any_signature
 
-            try:
-                verified = verify_any_signature(
-                    fetched.bundle_path,
-                    fetched.signature_paths,
-                    policy,
-                    label=str(fetched.reference),
-                )
-            except SignatureError:
-                if not fetched.from_cache or offline:
-                    raise
-                # the cache holds the signatures seen at the first fetch: ask the
-                # registry for the current ones before refusing
-                fetched = fetch_bundle(fetched.reference, options=options, refresh_signatures=True)
-                verified = verify_any_signature(
-                    fetched.bundle_path,
-                    fetched.signature_paths,
-                    policy,
-                    label=str(fetched.reference),
-                )
-            statement = verified.statement
-            signature = verified.signature.read_bytes()
+    def fetch(target: str | Reference, check_blob: bool) -> FetchResult:
+        # without signature options the referrers are only written beside a pull:
+        # fetching them is best effort (a failure is a note), never a refusal
+        return fetch_bundle(
+            target,
+            offline=offline,
+            signatures=signatures or check,
+            options=options,
+            best_effort_signatures=not check,
+            verify_cached_blob=check_blob,
+        )
+
+    fetched = fetch(reference, False)
+    try:
+        return _verify_fetched(fetched, policy, check, options, offline)
+    except SkillpackError:
+        if fetched.bundle_checked or check_cached_bundle(fetched):
+            raise  # the bundle itself, not a changed copy in the cache
+    # the cached copy had changed since it was written (removed now): fetch it again
+    return _verify_fetched(fetch(fetched.reference, True), policy, check, options, offline)
+
+
+def _verify_fetched(
+    fetched: FetchResult,
+    policy: SignaturePolicy,
+    check: bool,
+    options: ClientOptions,
+    offline: bool,
+) -> Pulled:
+    """Open the fetched bundle once, in full mode: its contents, its signature with
+    ``check``, and its archive digest against the manifest's."""
+    from skillpack.bundle.reader import open_bundle
+
+    with naming_failures(fetched), open_bundle(fetched.bundle_path, mode="full") as bundle:
+        manifest = bundle.manifest
+        if not check:
+            archive_digest = bundle.archive_digest()
+            _check_archive(fetched, archive_digest)
             return Pulled(
                 fetched,
-                statement.bundle_name,
-                statement.bundle_version,
-                _skill_count(fetched.bundle_path),
-                len(statement.files),
-                statement.archive_digest,
-                statement.lock_digest,
-                verified,
-                signature,
+                manifest.name,
+                manifest.version,
+                len(manifest.skills),
+                manifest.file_count,
+                archive_digest,
+                bundle.lock_digest,
+                None,
+                fetched.signature,
             )
-        from skillpack.bundle.verify import verify_bundle
+        from skillpack.registry import fetch_bundle
+        from skillpack.signing.errors import SignatureError
 
-        report = verify_bundle(fetched.bundle_path)
+        try:
+            verified = _verify_signatures(fetched, policy, bundle)
+        except SignatureError:
+            if not fetched.from_cache or offline:
+                raise
+            # the cache holds the signatures seen at the first fetch: ask the
+            # registry for the current ones before refusing
+            fetched = fetch_bundle(
+                fetched.reference,
+                options=options,
+                refresh_signatures=True,
+                verify_cached_blob=False,
+            )
+            verified = _verify_signatures(fetched, policy, bundle)
+        statement = verified.statement
+        # the signature bound this digest to the bytes verified (the open bundle's)
+        _check_archive(fetched, statement.archive_digest)
         return Pulled(
             fetched,
-            report.name,
-            report.version,
-            report.skills,
-            report.files,
-            report.archive_digest,
-            report.lock_digest,
-            None,
-            fetched.signature,
+            statement.bundle_name,
+            statement.bundle_version,
+            len(manifest.skills),
+            len(statement.files),
+            statement.archive_digest,
+            statement.lock_digest,
+            verified,
+            verified.signature.read_bytes(),
         )
 
 
-def _skill_count(path: Path) -> int:
-    from skillpack.bundle.reader import open_bundle
+def _check_archive(fetched: FetchResult, archive_digest: str) -> None:
+    """The bytes verified are the manifest's layer (``REG042``, exit 1, otherwise)."""
+    if archive_digest != fetched.bundle_digest:
+        from skillpack.registry.errors import registry_error
 
-    with open_bundle(path, mode="fast") as bundle:
-        return len(bundle.manifest.skills)
+        raise registry_error(
+            "REG042",
+            f"the bundle verified has digest {archive_digest}, not the manifest's "
+            f"{fetched.bundle_digest}",
+            hint="the cached copy changed after it was fetched; fetch it again",
+        )
+
+
+def _verify_signatures(
+    fetched: FetchResult, policy: SignaturePolicy, bundle: Bundle
+) -> VerifiedBundle:
+    """One of the fetched signature referrers must verify under ``policy`` (against
+    ``bundle``, open in full mode); a refusal carries the fetch's notes (a referrer
+    listed but gone, say)."""
+    from skillpack.signing.errors import SignatureError
+    from skillpack.signing.verify import verify_any_signature
+
+    try:
+        return verify_any_signature(
+            fetched.bundle_path,
+            fetched.signature_paths,
+            policy,
+            label=str(fetched.reference),
+            bundle=bundle,
+        )
+    except SignatureError as exc:
+        exc.details.extend(note for note in fetched.notes if note not in exc.details)
+        raise
 
 
 @contextmanager
@@ -228,30 +297,98 @@ def default_output(pulled: Pulled) -> Path:
     return Path(name)
 
 
-def write_pulled(pulled: Pulled, output: Path) -> list[Path]:
+@dataclass(frozen=True)
+class PullWritten:
+    """What :func:`write_pulled` did: the files written, and a stale signature removed."""
+
+    written: list[Path]
+    removed: Path | None = None
+
+
+def write_pulled(pulled: Pulled, output: Path) -> PullWritten:
     """Write the verified bundle to ``output`` and its signature (if it has one) to
     ``OUTPUT.sigstore.json`` with the one writer (:class:`skillpack._internal.fsutil.Output`):
     both are staged, then put in place; on any failure neither file is replaced. With
-    ``-o -`` the bundle goes to stdout and its signature is not written. Returns the
-    paths written."""
-    from skillpack._internal.fsutil import Output, copy_into
+    ``-o -`` the bundle goes to stdout and its signature is not written.
+
+    A bundle pulled without a signature never lands beside an ``OUTPUT.sigstore.json``
+    about another archive (one left by an earlier pull, say: ``verify OUTPUT --key``
+    would then fail on it): that file is set aside just before the bundle is put in
+    place and removed after, or put back if the bundle cannot be put in place. A
+    signature that names this very archive is kept."""
+    from skillpack._internal.fsutil import Output, copy_into, output_error
     from skillpack.signing.policy import default_signature_path
 
     bundle = Output(output, what="the pulled bundle")
     staged = [bundle]
+    signature_path = default_signature_path(output)
     if pulled.signature is not None and not bundle.to_stdout:
-        staged.append(Output(default_signature_path(output), what="the pulled signature"))
+        staged.append(Output(signature_path, what="the pulled signature"))
+    stale = None
+    if pulled.signature is None and bundle.is_file:
+        stale = _stale_signature(signature_path, pulled)
+    aside: Path | None = None
     try:
         with bundle.stage() as out:
             copy_into(out, pulled.fetched.bundle_path)
         if len(staged) > 1 and pulled.signature is not None:
             staged[1].stage_bytes(pulled.signature)
+        if stale is not None:
+            # last before the bundle is put in place: never a new bundle beside it
+            try:
+                aside = _set_aside(stale)
+            except OSError as exc:
+                raise output_error(
+                    exc, display_path(stale), "the signature of another archive", "remove"
+                ) from None
         for item in staged:
             item.commit()
+    except BaseException:
+        _put_back(aside, stale)
+        raise
     finally:
         for item in staged:
             item.discard()
-    return [Path(item.given) for item in staged]
+    if aside is not None:
+        aside.unlink(missing_ok=True)
+    return PullWritten([Path(item.given) for item in staged], stale)
+
+
+def _stale_signature(path: Path, pulled: Pulled) -> Path | None:
+    """``path`` when it exists and is not a signature of the pulled archive (by the
+    digest it claims, read without verifying anything: a file that cannot be read as a
+    signature is not about this archive either)."""
+    if not os.path.lexists(path):
+        return None
+    from skillpack.signing.verify import claimed_subject
+
+    try:
+        if claimed_subject(path) == pulled.archive_digest:
+            return None
+    except SkillpackError:
+        pass
+    return path
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename ``path`` to a hidden name beside it (put back by :func:`_put_back`)."""
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".stale", dir=path.parent)
+    os.close(fd)
+    aside = Path(name)
+    try:
+        os.replace(path, aside)
+    except OSError:
+        aside.unlink(missing_ok=True)
+        raise
+    return aside
+
+
+def _put_back(aside: Path | None, path: Path | None) -> None:
+    if aside is not None and path is not None:
+        with contextlib.suppress(OSError):
+            os.replace(aside, path)
 
 
 # -- pushing -----------------------------------------------------------------------------------

@@ -77,10 +77,18 @@ def pull(
     pulled = fetch_verified(reference, policy, options, offline=offline)
     target = output if output is not None else default_output(pulled)
     written = write_pulled(pulled, target)
+    for note in pulled.notes:
+        print(f"note: {note}", file=sys.stderr)
     # with -o -, stdout carries the bundle: what was done goes to stderr
     report = sys.stderr if str(target) == "-" else sys.stdout
     source = "from the cache" if pulled.fetched.from_cache else "from the registry"
     print(f"pulled {pulled.reference} ({source})", file=report)
     print(pulled.summary(), file=report)
-    for path in written:
+    for path in written.written:
         print(f"wrote {'stdout' if str(path) == '-' else display_path(path)}", file=report)
+    if written.removed is not None:
+        print(
+            f"removed {display_path(written.removed)}: not a signature of this bundle "
+            "(pulled without one)",
+            file=report,
+        )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -53,6 +53,24 @@ def vendor_command(
     Without --into, list the skills; with it, verify every file against the listed
     digests and write the skills into DIR, ready to lock and build.
     """
+    from skillpack.client import RpcError
+
+    try:
+        return _vendor(command, into, skill, allow_dynamic, force, era, timeout, url)
+    except RpcError as exc:  # an error response to the handshake or the listing
+        raise exc.refusal() from None
+
+
+def _vendor(
+    command: list[str] | None,
+    into: Path | None,
+    skill: list[str] | None,
+    allow_dynamic: bool,
+    force: bool,
+    era: Literal["auto", "modern", "legacy"],
+    timeout: float,
+    url: str | None,
+) -> int:
     from skillpack._internal.words import plural
     from skillpack.client import McpSession, entry_from_wire, open_connection, pull
     from skillpack.client.verify import DynamicEntry

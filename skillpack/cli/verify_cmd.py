@@ -5,8 +5,11 @@ referrers."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from skillpack.cli.base import CommandApp
 from skillpack.cli.options import FormatOpt
@@ -25,6 +28,9 @@ from skillpack.signing.policy import SignaturePolicy
 
 app = CommandApp()
 
+#: what to pass for the signature to be checked, in messages
+CHECK_OPTIONS = "give --cert-identity/--repository or --key"
+
 
 @app.command("verify")
 @with_policy_options
@@ -36,6 +42,14 @@ def verify(
     insecure_registry: InsecureOpt = False,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     offline: OfflineOpt = False,
+    require_signature: Annotated[
+        bool,
+        typer.Option(
+            "--require-signature",
+            help="Fail unless a signature verifies under the given identity or key "
+            "(CI: as serve --require-signature).",
+        ),
+    ] = False,
     *,
     policy: SignaturePolicy,
 ) -> None:
@@ -47,12 +61,22 @@ def verify(
     statement: payload and predicate type, archive sha256, lock digest, every file.
     Exit 1 naming the first check that failed. An oci:// BUNDLE is fetched into the
     cache first (manifest and archive digests checked; registry options as for pull),
-    its signature one of its referrers.
+    its signature one of its referrers. Without identity or key options the signature
+    is not checked, and verify says so; --require-signature makes that a failure.
     """
     from skillpack.cli.oci import is_reference
     from skillpack.cli.output import echo_json, plural
     from skillpack.errors import display_path
 
+    if require_signature and not policy.requested:
+        from skillpack.signing.errors import unusable
+
+        raise unusable(
+            "SIG020",
+            "--require-signature: no signer to check the signature against",
+            hint="pass --cert-identity ID --cert-oidc-issuer URL (or --repository "
+            "OWNER/REPO for GitHub Actions), or --key PUBLIC_KEY",
+        )
     if is_reference(source):
         _verify_pulled(
             source,
@@ -64,7 +88,7 @@ def verify(
         return
     bundle = Path(source)
 
-    if policy.requested or policy.signature is not None:
+    if require_signature or policy.requested or policy.signature is not None:
         from skillpack.signing.verify import verify_signed_bundle
 
         signed = verify_signed_bundle(bundle, policy)
@@ -79,14 +103,18 @@ def verify(
                     "lock-digest": statement.lock_digest,
                     "files": len(statement.files),
                     "signature": _signature_json(signed),
+                    "signature-status": "verified",
                 }
             )
         else:
             print(signed.summary())
         return
     from skillpack.bundle.verify import verify_bundle
+    from skillpack.signing.policy import default_signature_path
 
     report = verify_bundle(bundle)
+    beside = default_signature_path(bundle)
+    present = beside.is_file()
     if output_format == "json":
         echo_json(
             {
@@ -98,6 +126,8 @@ def verify(
                 "skills": report.skills,
                 "files": report.files,
                 "signature": None,
+                "signature-status": "not-checked" if present else "absent",
+                "signature-file": display_path(beside) if present else None,
             }
         )
         return
@@ -107,6 +137,10 @@ def verify(
     )
     print(f"  archive {report.archive_digest}")
     print(f"  lock    {report.lock_digest}")
+    if present:
+        print(f"  signature: present ({display_path(beside)}), not checked ({CHECK_OPTIONS})")
+    else:
+        print("  signature: none")
 
 
 def _verify_pulled(
@@ -118,6 +152,8 @@ def _verify_pulled(
     pulled = fetch_verified(
         reference, policy, registry.client_options(), offline=offline, signatures=False
     )
+    for note in pulled.notes:
+        print(f"note: {note}", file=sys.stderr)
     if as_json:
         echo_json(
             {
@@ -129,12 +165,15 @@ def _verify_pulled(
                 "skills": pulled.skills,
                 "files": pulled.files,
                 "signature": None if pulled.verified is None else _signature_json(pulled.verified),
+                "signature-status": "not-checked" if pulled.verified is None else "verified",
             }
         )
         return
     print(pulled.summary())
     print(f"  archive {pulled.archive_digest}")
     print(f"  lock    {pulled.lock_digest}")
+    if pulled.verified is None:  # a verified one's summary names the signer
+        print(f"  signature: not checked ({CHECK_OPTIONS})")
 
 
 def _signature_json(signed: Any) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from skillpack.client.connect import open_connection
 from skillpack.client.http_transport import HttpConnection
 from skillpack.client.pull import PullReport, pull
 from skillpack.client.session import LEGACY_VERSIONS, MODERN_VERSION, McpSession, ServerDescription
-from skillpack.client.transport import RpcError, StdioConnection, TransportError
+from skillpack.client.transport import MalformedReply, RpcError, StdioConnection, TransportError
 from skillpack.client.verify import (
     DynamicEntry,
     HeldSkill,
@@ -38,6 +38,7 @@ __all__ = [
     "DynamicEntry",
     "HeldSkill",
     "HttpConnection",
+    "MalformedReply",
     "McpSession",
     "PullReport",
     "RpcError",

@@ -17,7 +17,7 @@ def open_connection(
     spawns ``argv``."""
     if url is not None and argv:
         raise UsageError(
-            "CLI003",
+            "CLI004",
             "give a server command after '--' or --url, not both",
             hint="--url URL reaches a running server; '-- CMD ...' spawns one",
         )
@@ -36,7 +36,7 @@ def open_connection(
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(
-            "CLI004",
+            "CLI005",
             f"--url {url!r} is not an http:// or https:// URL",
             hint="give the MCP endpoint, e.g. http://127.0.0.1:8080/mcp",
         )

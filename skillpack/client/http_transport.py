@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from skillpack.client.transport import DEFAULT_TIMEOUT, TransportError
+from skillpack.client.transport import DEFAULT_TIMEOUT, MAX_PROTOCOL_ERRORS, TransportError
 
 #: The environment variable ``check --url`` and ``vendor --url`` read a bearer token from.
 TOKEN_ENV = "SKILLPACK_HTTP_TOKEN"
@@ -82,6 +82,7 @@ class HttpConnection:
         self._unmatched: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
         self.protocol_errors: list[str] = []
+        self.protocol_error_count = 0
         self.session_id: str | None = None  #: the legacy session, once initialize answered
         self.legacy_version: str | None = None
         self._modern = False
@@ -187,7 +188,7 @@ class HttpConnection:
             try:
                 messages = [json.loads(body)]
             except ValueError:
-                self.protocol_errors.append(f"HTTP {status}: a reply that is not JSON")
+                self._problem(f"HTTP {status}: a reply that is not JSON")
                 raise TransportError(
                     f"{self.url} answered HTTP {status} with invalid JSON"
                 ) from None
@@ -214,9 +215,16 @@ class HttpConnection:
             if session:
                 self.session_id = session.strip()
 
+    def _problem(self, text: str) -> None:
+        self.protocol_error_count += 1
+        if len(self.protocol_errors) < MAX_PROTOCOL_ERRORS:
+            self.protocol_errors.append(text)
+
     def _file(self, item: Any, request: Mapping[str, Any] | None) -> None:
+        if isinstance(item, dict) and item.get("jsonrpc") != "2.0":
+            self._problem(f"not a JSON-RPC 2.0 message: {str(item)[:120]}")
         if not isinstance(item, dict):
-            self.protocol_errors.append(f"unexpected message: {str(item)[:120]}")
+            self._problem(f"unexpected message: {str(item)[:120]}")
             return
         if "method" in item and "id" not in item:
             self.notifications.append(item)
@@ -233,11 +241,9 @@ class HttpConnection:
                     version = result.get("protocolVersion")
                     self.legacy_version = version if isinstance(version, str) else None
         elif "method" in item:
-            self.protocol_errors.append(
-                f"server sent a request ({item.get('method')!r}); servers must not"
-            )
-        else:
-            self.protocol_errors.append(f"unexpected message: {str(item)[:120]}")
+            self._problem(f"server sent a request ({item.get('method')!r}); servers must not")
+        elif item.get("jsonrpc") == "2.0":
+            self._problem(f"unexpected message: {str(item)[:120]}")
 
     # -- the StdioConnection interface ---------------------------------------------
     @property

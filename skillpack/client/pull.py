@@ -1,16 +1,19 @@
 """``skillpack vendor``: vendor a server's skills into a tree, verifying every byte.
 
-Each skill is loaded the way a host loads it (:mod:`skillpack.client.verify`), every
-listed file is read and checked against the held entry, and the tree is written to a
-staging directory beside the target and renamed into place only when every skill
-verified: a failed pull leaves nothing behind. No path is ever written outside the
-target directory.
+Every entry is validated and every path of the tree judged by the path policy skillpack
+publishes by before anything is read or written. Each skill is then loaded the way a
+host loads it (:mod:`skillpack.client.verify`), every listed file is read and checked
+against the held entry, and the tree is written to a staging directory beside the
+target and renamed into place only when every skill verified: a failed pull leaves
+nothing behind. No path is ever written outside the target directory, and none that
+skillpack would not publish.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,7 +21,8 @@ from pathlib import Path
 
 from skillpack._internal.staging import make_staging, shown_as
 from skillpack._internal.uri import SKILL_MD, decode_path
-from skillpack.client.session import McpSession
+from skillpack.client.session import McpSession, ServerDescription
+from skillpack.client.transport import RpcError
 from skillpack.client.verify import (
     DynamicEntry,
     VerificationError,
@@ -29,6 +33,8 @@ from skillpack.client.verify import (
 )
 from skillpack.errors import EXIT_USAGE, SkillpackError
 from skillpack.manifest import MAX_BYTES_PER_SKILL, SkillEntry
+from skillpack.source.config import CONFIG_FILE
+from skillpack.source.paths import CLASH, COLLISION, tree_problems
 
 
 @dataclass
@@ -81,7 +87,27 @@ def pull(
     force: bool = False,
     origin: str = "",
 ) -> PullReport:
-    """Verify and write the server's skills (or the ``select``-ed ones) into ``into``."""
+    """Verify and write the server's skills (or the ``select``-ed ones) into ``into``.
+
+    Every entry is validated, and every path the tree would hold judged by the path
+    policy skillpack publishes by (:func:`~skillpack.source.paths.tree_problems`: no
+    dot segment such as ``.git/``, no two paths that are one file on macOS or Windows,
+    no file where a directory must be), before anything is read or written. A JSON-RPC
+    error from the server is a coded refusal (``CLI003``)."""
+    try:
+        return _pull(session, into, select, allow_dynamic, force, origin)
+    except RpcError as exc:
+        raise exc.refusal() from None
+
+
+def _pull(
+    session: McpSession,
+    into: Path,
+    select: Sequence[str],
+    allow_dynamic: bool,
+    force: bool,
+    origin: str,
+) -> PullReport:
     into = Path(into).absolute()
     if into.exists() and (not into.is_dir() or any(into.iterdir())) and not force:
         raise PullError(
@@ -100,19 +126,20 @@ def pull(
         raise PullError(
             "CLI121", f"no listed skill matches {', '.join(select)}", exit_code=EXIT_USAGE
         )
+    entries = [entry_from_wire(item, allow_dynamic=allow_dynamic) for item in chosen]
+    plan = _plan(session, entries)
     report = PullReport(into)
     into.parent.mkdir(parents=True, exist_ok=True)
     staging = make_staging(into, "pull-")
     try:
+        os.chmod(staging, 0o755 & ~_umask())  # as unpack makes its directory, not 0700
         with shown_as(staging, into):
-            written: dict[str, str] = {}  # uri -> digest (nested skills share files)
-            for item in chosen:
-                entry = entry_from_wire(item, allow_dynamic=allow_dynamic)
-                base = safe_relative(decode_path(entry.skill_path), entry.uri)
+            written: set[str] = set()  # nested skills share files: each is written once
+            for entry, files in plan:
                 if isinstance(entry, DynamicEntry):
-                    _pull_dynamic(session, entry, staging / base, report)
-                    continue
-                _pull_entry(session, entry, staging, base, written, report)
+                    _pull_dynamic(session, entry, files, staging, report)
+                else:
+                    _pull_entry(session, entry, files, staging, written, report)
             _write_config(staging, session, origin)
         _replace(staging, into)
     except BaseException:
@@ -121,83 +148,205 @@ def pull(
     return report
 
 
+#: a file a pulled tree holds besides the skills
+_PROJECT_FILES = (CONFIG_FILE,)
+
+
+def _plan(
+    session: McpSession, entries: Sequence[SkillEntry | DynamicEntry]
+) -> list[tuple[SkillEntry | DynamicEntry, dict[str, str]]]:
+    """Each entry with its files (path in the tree -> URI), once every path of the whole
+    tree has been judged: the path policy (CLI114), two entries listing one file with
+    different digests (CLI115), paths that collide or clash (CLI117). A dynamic skill's
+    files are listed here with directory reads; nothing is read or written yet."""
+    plan: list[tuple[SkillEntry | DynamicEntry, dict[str, str]]] = []
+    uris: dict[str, str] = {}  # tree path -> URI
+    digests: dict[str, str] = {}  # URI -> digest
+    for entry in entries:
+        try:
+            base = decode_path(entry.skill_path)
+        except UnicodeDecodeError:
+            raise VerificationError("CLI107", entry.uri, "percent-encoding is not UTF-8") from None
+        files: dict[str, str] = {}
+        if isinstance(entry, DynamicEntry):
+            rels = [(SKILL_MD, entry.uri), *_dynamic_files(session, entry)]
+        else:
+            rels = [(f.path, f.uri) for f in entry.files]
+            for f in entry.files:
+                if digests.setdefault(f.uri, f.digest) != f.digest:
+                    raise VerificationError(
+                        "CLI115", f.uri, "two entries list this file with different digests"
+                    )
+        for rel, uri in rels:
+            path = f"{base}/{rel}"
+            safe_relative(path, uri)
+            files[path] = uri
+            if uris.setdefault(path, uri) != uri:
+                raise VerificationError(
+                    "CLI117", uri, f"and {uris[path]} are both the file '{path}'"
+                )
+        plan.append((entry, files))
+    for problem in tree_problems([*_PROJECT_FILES, *uris]):
+        uri = uris.get(problem.path, problem.path)
+        if problem.kind in (COLLISION, CLASH):
+            raise VerificationError(
+                "CLI117",
+                uri,
+                f"'{problem.path}' {problem.reason}: skillpack never publishes such a tree",
+                hint="the server publishes paths that are one file on macOS or Windows; "
+                "report it to the server's maintainers",
+            )
+        raise VerificationError(
+            "CLI114",
+            uri,
+            f"unsafe path '{problem.path}': it {problem.reason}",
+            hint="skillpack never publishes nor writes such a path",
+        )
+    return plan
+
+
 def _pull_entry(
     session: McpSession,
     entry: SkillEntry,
+    files: dict[str, str],
     staging: Path,
-    base: Path,
-    written: dict[str, str],
+    written: set[str],
     report: PullReport,
 ) -> None:
     held, skill_md = load_skill(session, entry)
-    for file in entry.files:
-        if written.get(file.uri) == file.digest:
+    for path, uri in files.items():
+        if uri in written:
             continue
-        if file.uri in written:
-            raise VerificationError(
-                "CLI115", file.uri, "two entries list this file with different digests"
-            )
-        data = skill_md if file.uri == entry.uri else held.read(file.uri)
-        target = staging / base / safe_relative(file.path, file.uri)
+        data = skill_md if uri == entry.uri else held.read(uri)
+        target = staging / Path(*path.split("/"))
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-        written[file.uri] = file.digest
+        written.add(uri)
         report.files += 1
         report.bytes += len(data)
     report.skills.append(entry.uri)
 
 
-def _pull_dynamic(
-    session: McpSession, entry: DynamicEntry, directory: Path, report: PullReport
-) -> None:
-    """A dynamic skill: SKILL.md (frontmatter checked) and, when the server offers
-    directory reads, the files below it, bounded by the 16 MiB limit."""
-    data = content_bytes(session.read_resource(entry.uri), entry.uri)
-    check_frontmatter(entry.uri, data, entry.frontmatter)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / SKILL_MD).write_bytes(data)
-    total = len(data)
+def _dynamic_files(session: McpSession, entry: DynamicEntry) -> list[tuple[str, str]]:
+    """(path in the skill, URI) of a dynamic skill's files besides SKILL.md, when the
+    server offers directory reads."""
     description = session.description
-    if description is not None and description.directory_read:
-        root = entry.uri[: -len(SKILL_MD) - 1]
-        pending = [root]
-        while pending:
-            for child in session.read_directory(pending.pop()):
-                uri = child.get("uri") if isinstance(child, dict) else None
-                if not isinstance(uri, str) or not uri.startswith(root + "/"):
-                    continue
-                if child.get("mimeType") == "inode/directory":
-                    pending.append(uri)
-                    continue
-                if uri == entry.uri:
-                    continue
-                body = content_bytes(session.read_resource(uri), uri)
-                total += len(body)
-                if total > MAX_BYTES_PER_SKILL:
-                    raise VerificationError("CLI116", entry.uri, "dynamic skill exceeds 16 MiB")
-                target = directory / safe_relative(decode_path(uri[len(root) + 1 :]), uri)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(body)
-                report.files += 1
-                report.bytes += len(body)
-    report.files += 1
-    report.bytes += len(data)
+    if description is None or not description.directory_read:
+        return []
+    root = entry.uri[: -len(SKILL_MD) - 1]
+    found: list[tuple[str, str]] = []
+    pending = [root]
+    while pending:
+        for child in session.read_directory(pending.pop()):
+            uri = child.get("uri") if isinstance(child, dict) else None
+            if not isinstance(uri, str) or not uri.startswith(root + "/"):
+                continue
+            if child.get("mimeType") == "inode/directory":
+                pending.append(uri)
+                continue
+            if uri == entry.uri:
+                continue
+            try:
+                found.append((decode_path(uri[len(root) + 1 :]), uri))
+            except UnicodeDecodeError:
+                raise VerificationError("CLI107", uri, "percent-encoding is not UTF-8") from None
+    return found
+
+
+def _pull_dynamic(
+    session: McpSession,
+    entry: DynamicEntry,
+    files: dict[str, str],
+    staging: Path,
+    report: PullReport,
+) -> None:
+    """A dynamic skill: SKILL.md (frontmatter checked) and the files listed below it by
+    directory reads, bounded by the 16 MiB limit."""
+    total = 0
+    for path, uri in files.items():
+        body = content_bytes(session.read_resource(uri), uri)
+        if uri == entry.uri:
+            check_frontmatter(entry.uri, body, entry.frontmatter)
+        total += len(body)
+        if total > MAX_BYTES_PER_SKILL:
+            raise VerificationError("CLI116", entry.uri, "dynamic skill exceeds 16 MiB")
+        target = staging / Path(*path.split("/"))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(body)
+        report.files += 1
+        report.bytes += len(body)
     report.dynamic.append(entry.uri)
     report.skills.append(entry.uri)
 
 
+def _umask() -> int:
+    """The process's umask (read without changing it where the system tells it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: where a server may say which bundle it serves: skillpack serve's ``_meta`` member
+#: (``server/discover`` and ``initialize``), a list of ``{"name", "version"}``
+BUNDLES_META = "dev.skillpack/bundles"
+#: the first sentence of skillpack serve's ``instructions`` for one source
+_INSTRUCTIONS = re.compile(
+    r"Agent Skills from the (?:bundle|source directory) (?P<name>\S+) (?P<version>\S+) "
+    r"\(\d+ skills?(?:, mounted at [^)]*)?\), served by skillpack\."
+)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}")
+
+
+def served_bundle(description: ServerDescription | None) -> tuple[str, str] | None:
+    """The name and version of the one bundle the server says it serves: its ``_meta``
+    (:data:`BUNDLES_META`), else skillpack serve's ``instructions``; None when it
+    serves several, says nothing, or says what no configuration could hold."""
+    if description is None:
+        return None
+    found: tuple[object, object] | None = None
+    meta = description.raw.get("_meta")
+    bundles = meta.get(BUNDLES_META) if isinstance(meta, dict) else None
+    if isinstance(bundles, list) and len(bundles) == 1 and isinstance(bundles[0], dict):
+        found = (bundles[0].get("name"), bundles[0].get("version"))
+    elif isinstance(description.instructions, str):
+        match = _INSTRUCTIONS.match(description.instructions)
+        if match is not None:
+            found = (match["name"], match["version"])
+    if found is None:
+        return None
+    name, version = found
+    if not (isinstance(name, str) and _NAME.fullmatch(name)):
+        return None
+    if not (isinstance(version, str) and _VERSION.fullmatch(version)):
+        return None
+    return name, version
+
+
 def _write_config(staging: Path, session: McpSession, origin: str) -> None:
-    info = session.description.server_info if session.description else None
-    raw_name = str((info or {}).get("name") or "pulled-skills")
-    name = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in raw_name)
-    name = name.strip("-._") or "pulled-skills"
+    served = served_bundle(session.description)
+    if served is not None:
+        name, version = served
+    else:
+        info = session.description.server_info if session.description else None
+        raw_name = str((info or {}).get("name") or "pulled-skills")
+        name = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in raw_name)
+        name = name.strip("-._")[:128] or "pulled-skills"
+        version = "0.0.0"
     lines = [
         "# Written by 'skillpack vendor'. Every file was verified against the server's manifest.",
     ]
     if origin:
         lines.append("# origin: " + " ".join(origin.split()))
-    lines += [f'name = "{name}"', 'version = "0.0.0"', 'roots = ["."]', ""]
-    (staging / "skillpack.toml").write_text("\n".join(lines), encoding="utf-8")
+    lines += [f'name = "{name}"', f'version = "{version}"', 'roots = ["."]', ""]
+    (staging / CONFIG_FILE).write_text("\n".join(lines), encoding="utf-8")
 
 
 def _replace(staging: Path, into: Path) -> None:

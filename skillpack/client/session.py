@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from skillpack._internal.version import __version__
-from skillpack.client.transport import Connection, RpcError, TransportError
+from skillpack.client.transport import Connection, MalformedReply, RpcError, TransportError
 
 MODERN_VERSION = "2026-07-28"
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -84,7 +84,7 @@ class McpSession:
 
     def _discover(self) -> ServerDescription:
         response = self.conn.call_raw("server/discover", {"_meta": self.meta()})
-        result = _result(response)
+        result = _result(response, "server/discover")
         description = ServerDescription(
             era="modern",
             protocol_version=MODERN_VERSION,
@@ -103,7 +103,7 @@ class McpSession:
             "capabilities": {"extensions": {SKILLS_EXTENSION: {}}},
             "clientInfo": CLIENT_INFO,
         }
-        result = _result(self.conn.call_raw("initialize", params))
+        result = _result(self.conn.call_raw("initialize", params), "initialize")
         self.conn.notify("notifications/initialized")
         description = ServerDescription(
             era="legacy",
@@ -131,7 +131,7 @@ class McpSession:
 
     def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send ``method`` with era-appropriate params; the result, or RpcError."""
-        return _result(self.conn.call_raw(method, self.params(params)))
+        return _result(self.conn.call_raw(method, self.params(params)), method)
 
     def paginate(
         self, method: str, key: str, params: Mapping[str, Any] | None = None
@@ -150,12 +150,12 @@ class McpSession:
             if next_cursor is None:
                 return
             if not isinstance(next_cursor, str):
-                raise RpcError(-32603, f"{method}: nextCursor is not a string: {next_cursor!r}")
+                raise _malformed(method, f"nextCursor is not a string: {next_cursor!r}")
             if next_cursor in seen:
-                raise RpcError(-32603, f"{method}: cursor {next_cursor!r} repeats (a loop)")
+                raise _malformed(method, f"cursor {next_cursor!r} repeats (a loop)")
             seen.add(next_cursor)
             cursor = next_cursor
-        raise RpcError(-32603, f"{method}: more than {MAX_PAGES} pages")
+        raise _malformed(method, f"more than {MAX_PAGES} pages")
 
     # -- the Skills extension --------------------------------------------------------
     def list_skills(self) -> list[Any]:
@@ -179,15 +179,25 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _result(response: Mapping[str, Any]) -> dict[str, Any]:
+def _malformed(method: str, message: str) -> MalformedReply:
+    error = MalformedReply(message)
+    error.method = method
+    return error
+
+
+def _result(response: Mapping[str, Any], method: str) -> dict[str, Any]:
+    """The result of ``response`` to ``method``; :class:`RpcError` for an error response,
+    :class:`MalformedReply` for a reply that is neither."""
     if "error" in response:
-        error = response["error"] if isinstance(response["error"], dict) else {}
-        raise RpcError(
-            int(error.get("code", 0)) if isinstance(error.get("code"), int) else 0,
-            str(error.get("message", "")),
-            error.get("data"),
-        )
+        error = response["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        if not isinstance(code, int) or isinstance(code, bool):
+            raise _malformed(method, f"an error that is not a JSON-RPC error: {str(error)[:80]}")
+        assert isinstance(error, dict)
+        refused = RpcError(code, str(error.get("message", "")), error.get("data"))
+        refused.method = method
+        raise refused
     result = response.get("result")
     if not isinstance(result, dict):
-        raise RpcError(-32603, f"result is not an object: {str(result)[:80]}")
+        raise _malformed(method, f"result is not an object: {str(result)[:80]}")
     return result

@@ -15,31 +15,79 @@ import subprocess
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError
 
 DEFAULT_TIMEOUT = 30.0
+#: protocol problems a connection keeps (a server printing garbage in a loop is
+#: counted, not stored without bound)
+MAX_PROTOCOL_ERRORS = 50
 
 
-@dataclass(frozen=True)
 class RpcError(Exception):
-    """A JSON-RPC error response."""
+    """A JSON-RPC error response: its ``code``, ``message`` and ``data``; ``method`` is
+    the request's method when the session knows it.
 
-    code: int
-    message: str
-    data: Any = None
+    A plain exception (not a frozen dataclass: Python sets ``__traceback__`` and
+    ``__context__`` on every exception it raises). A command that meets one reports it
+    as :meth:`refusal`, a coded error (``CLI003``)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(code, message, data)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method: str | None = None
 
     def __str__(self) -> str:
         return f"{self.code} {self.message}"
 
+    def refusal(self) -> SkillpackError:
+        """This error as a command's coded refusal (``CLI003``, exit 1)."""
+        what = f"{self.method}: " if self.method else ""
+        return SkillpackError(
+            "CLI003",
+            f"{what}the server answered with error {self.code}: {self.message}",
+            exit_code=EXIT_FINDINGS,
+        )
+
+
+class MalformedReply(RpcError):
+    """A reply that is not a JSON-RPC result or error object (a result that is not an
+    object, an error without an integer code): the server broke the protocol."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(-32603, message)
+        self.args = (message,)  # what __init__ takes: copies and pickles stay whole
+
+    def __str__(self) -> str:
+        return f"{self.method}: {self.message}" if self.method else self.message
+
+    def refusal(self) -> SkillpackError:
+        what = f" to {self.method}" if self.method else ""
+        return SkillpackError(
+            "CLI003",
+            f"the server's reply{what} is not a JSON-RPC response: {self.message}",
+            exit_code=EXIT_FINDINGS,
+        )
+
 
 class TransportError(SkillpackError):
-    """The server process could not be spawned, died, or did not answer in time."""
+    """The server process could not be spawned, died, or did not answer in time.
 
-    def __init__(self, message: str, stderr: str = "", *, timed_out: bool = False) -> None:
-        details = [f"server stderr: {line}" for line in stderr.strip().splitlines()[-5:]]
+    ``stdout``: what the server wrote instead of JSON-RPC messages (shown first)."""
+
+    def __init__(
+        self,
+        message: str,
+        stderr: str = "",
+        *,
+        timed_out: bool = False,
+        stdout: Sequence[str] = (),
+    ) -> None:
+        details = [f"server stdout: {problem}" for problem in stdout[:3]]
+        details += [f"server stderr: {line}" for line in stderr.strip().splitlines()[-5:]]
         super().__init__("CLI001", message, exit_code=EXIT_FINDINGS, details=details)
         self.timed_out = timed_out
 
@@ -51,6 +99,7 @@ class Connection(Protocol):
     timeout: float
     notifications: list[dict[str, Any]]
     protocol_errors: list[str]
+    protocol_error_count: int
 
     @property
     def stderr(self) -> str: ...
@@ -105,7 +154,10 @@ class StdioConnection:
         self._responses: dict[Any, dict[str, Any]] = {}
         self._unmatched: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
-        self.protocol_errors: list[str] = []  #: non-JSON lines on stdout, etc.
+        #: non-JSON lines on stdout, messages that are not JSON-RPC, etc. (the first
+        #: :data:`MAX_PROTOCOL_ERRORS`; ``protocol_error_count`` counts them all)
+        self.protocol_errors: list[str] = []
+        self.protocol_error_count = 0
         self._stderr: deque[str] = deque(maxlen=200)
         self._eof = False
         self._write_lock = threading.Lock()
@@ -122,11 +174,15 @@ class StdioConnection:
             try:
                 message = json.loads(line)
             except ValueError:
-                self.protocol_errors.append(
-                    f"non-JSON line on stdout: {line[:120].decode('utf-8', 'replace')!r}"
-                )
+                with self._cond:
+                    self._problem(
+                        f"non-JSON line on stdout: {line[:120].decode('utf-8', 'replace')!r}"
+                    )
+                    self._cond.notify_all()
                 continue
             with self._cond:
+                if isinstance(message, dict) and message.get("jsonrpc") != "2.0":
+                    self._problem(f"not a JSON-RPC 2.0 message: {str(message)[:120]}")
                 if isinstance(message, dict) and "method" in message and "id" not in message:
                     self.notifications.append(message)
                 elif isinstance(message, dict) and ("result" in message or "error" in message):
@@ -136,15 +192,20 @@ class StdioConnection:
                     else:
                         self._responses[_key(key)] = message
                 elif isinstance(message, dict) and "method" in message:
-                    self.protocol_errors.append(
+                    self._problem(
                         f"server sent a request ({message.get('method')!r}); servers must not"
                     )
-                else:
-                    self.protocol_errors.append(f"unexpected message: {str(message)[:120]}")
+                elif not isinstance(message, dict) or message.get("jsonrpc") == "2.0":
+                    self._problem(f"unexpected message: {str(message)[:120]}")
                 self._cond.notify_all()
         with self._cond:
             self._eof = True
             self._cond.notify_all()
+
+    def _problem(self, text: str) -> None:
+        self.protocol_error_count += 1
+        if len(self.protocol_errors) < MAX_PROTOCOL_ERRORS:
+            self.protocol_errors.append(text)
 
     def _read_stderr(self) -> None:
         assert self._proc.stderr is not None
@@ -188,10 +249,13 @@ class StdioConnection:
                     f"no response to request {request_id!r} within {deadline:g} s",
                     self.stderr,
                     timed_out=True,
+                    stdout=self.protocol_errors,
                 )
             if key not in self._responses:
                 raise TransportError(
-                    f"the server exited before answering request {request_id!r}", self.stderr
+                    f"the server exited before answering request {request_id!r}",
+                    self.stderr,
+                    stdout=self.protocol_errors,
                 )
             return self._responses.pop(key)
 
@@ -214,15 +278,17 @@ class StdioConnection:
 
     # -- lifetime ------------------------------------------------------------------
     def close(self) -> int | None:
-        """Close stdin, wait, then escalate (SIGTERM, SIGKILL), as MCP's stdio rules say."""
+        """Close stdin, wait, then escalate (SIGTERM, SIGKILL), as MCP's stdio rules say;
+        each step waits up to 3 s (a tenth of a shorter response timeout, at least 0.5 s)."""
         if self._proc.stdin is not None:
             with contextlib.suppress(OSError):
                 self._proc.stdin.close()
+        grace = min(3.0, max(0.5, self.timeout / 10))
         for action in (None, self._proc.terminate, self._proc.kill):
             if action is not None:
                 action()
             try:
-                return self._proc.wait(timeout=3)
+                return self._proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 continue
         return None

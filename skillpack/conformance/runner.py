@@ -11,7 +11,7 @@ from typing import Literal
 from skillpack._internal.words import shorten
 from skillpack.client.connect import open_connection
 from skillpack.client.session import McpSession
-from skillpack.client.transport import RpcError, TransportError
+from skillpack.client.transport import Connection, MalformedReply, RpcError, TransportError
 from skillpack.client.verify import VerificationError
 from skillpack.conformance.model import Outcome
 from skillpack.conformance.scenarios import SCENARIOS, EraContext
@@ -30,33 +30,39 @@ def run_check(
     url: str | None = None,
 ) -> list[Outcome]:
     """Spawn ``argv`` (or connect to ``url``) once per era and run every scenario (or
-    those in ``only``)."""
+    those in ``only``).
+
+    A check cannot pass by accident: a server that dies, breaks the protocol (stdout
+    that is not JSON-RPC, a reply that is not a JSON-RPC response) or, in no era, answers
+    at all fails a ``connect`` outcome naming the problem. An era the server does not
+    speak (an error response to its handshake, or silence while another era answers)
+    is skipped."""
     chosen = [(n, fn) for n, fn in SCENARIOS if not only or n in only]
-    outcomes: list[Outcome] = []
+    by_era: list[list[Outcome]] = []
+    unspoken: dict[int, tuple[str, str]] = {}  # index in by_era -> (era, why not spoken)
     for era in eras:
+        rows: list[Outcome] = []
+        by_era.append(rows)
         conn = open_connection(argv, url=url, timeout=timeout)
         with contextlib.closing(conn):
             session = McpSession(conn, era)
             try:
                 description = session.connect()
-            except TransportError as exc:
-                if not exc.timed_out:  # the server died: that is a failure, not an era
-                    failed = Outcome("connect", era)
-                    failed.expect(False, exc.render().replace("\n", " | "))
-                    outcomes.append(failed)
+            except (TransportError, RpcError) as exc:
+                failed = _connect_failure(exc, conn, era)
+                if failed is not None:
+                    rows.append(failed)
                     continue
-                reason = f"the server does not speak the {era} era ({exc.message})"
-                outcomes += [Outcome(n, era, skipped=reason) for n, _ in chosen]
-                continue
-            except RpcError as exc:
-                reason = f"the server does not speak the {era} era ({exc})"
-                outcomes += [Outcome(n, era, skipped=reason) for n, _ in chosen]
+                reason = f"the server does not speak the {era} era ({_why(exc)})"
+                unspoken[len(by_era) - 1] = (era, _why(exc))
+                rows += [Outcome(n, era, skipped=reason) for n, _ in chosen]
                 continue
             ctx = EraContext(session, description)
             broken: str | None = None
+            stopped: str | None = None  # the transport error that broke the era
             for name, scenario in chosen:
                 out = Outcome(name, era)
-                outcomes.append(out)
+                rows.append(out)
                 if broken is not None:
                     out.expect(False, broken)
                     continue
@@ -71,14 +77,73 @@ def run_check(
                     out.expect(False, exc.message)
                 except TransportError as exc:
                     broken = f"the server stopped answering: {exc.message}"
+                    stopped = exc.render().replace("\n", " | ")
                     out.expect(False, broken)
-            for problem in conn.protocol_errors:
-                outcomes[-1].failures.append(f"stdout: {problem}")
-    return outcomes
+            problems = [stopped] if stopped is not None else []
+            problems += _stdout_problems(conn)
+            if problems:  # the connection itself failed: say so in a row of its own
+                rows.insert(0, Outcome("connect", era, checks=1, failures=problems))
+    if len(unspoken) == len(by_era):  # no era answered: nothing was checked
+        for index, (name, reason) in unspoken.items():
+            failed = Outcome("connect", name)
+            failed.expect(False, f"the server answered in no era ({name}: {reason})")
+            by_era[index] = [failed]
+    return [outcome for rows in by_era for outcome in rows]
+
+
+def _why(exc: TransportError | RpcError) -> str:
+    if isinstance(exc, TransportError):
+        return exc.message
+    return f"{exc.method} answered {exc}" if exc.method else str(exc)
+
+
+#: distinct problems listed from what a server wrote that is not JSON-RPC
+SHOWN_PROBLEMS = 5
+
+
+def _stdout_problems(conn: Connection) -> list[str]:
+    """What the server sent that is not a JSON-RPC message, as failures (MCP's stdio
+    transport: a server MUST NOT write anything else on stdout): the first few distinct
+    ones, and how many there were."""
+    distinct = list(dict.fromkeys(conn.protocol_errors))
+    problems = [f"stdout: {problem}" for problem in distinct[:SHOWN_PROBLEMS]]
+    total = conn.protocol_error_count
+    if total > len(problems):
+        problems.append(f"stdout: {total} messages in all that are not JSON-RPC")
+    return problems
+
+
+def _connect_failure(exc: TransportError | RpcError, conn: Connection, era: str) -> Outcome | None:
+    """The failed ``connect`` outcome of a handshake that broke the protocol, or None
+    when the server may simply not speak ``era`` (an error response, or silence)."""
+    failed = Outcome("connect", era)
+    if isinstance(exc, MalformedReply):
+        failed.expect(False, str(exc.refusal().message))
+    elif isinstance(exc, RpcError):
+        if not conn.protocol_errors:
+            return None
+        failed.expect(False, f"{exc.method or 'the handshake'} failed: {exc}")
+    elif not exc.timed_out:  # the server died or closed the connection
+        failed.expect(False, exc.render().replace("\n", " | "))
+        return failed
+    elif not conn.protocol_errors:
+        return None  # silence: decided once every era was tried
+    else:
+        failed.expect(False, f"{exc.message}; the server wrote only messages that are not JSON-RPC")
+    failed.failures += _stdout_problems(conn)
+    return failed
 
 
 def exit_code(outcomes: Sequence[Outcome]) -> int:
-    return EXIT_FINDINGS if any(o.status == "fail" for o in outcomes) else EXIT_OK
+    """1 when a scenario failed, or when none ran (every one skipped: nothing was
+    checked); else 0."""
+    if any(o.status == "fail" for o in outcomes) or not _checked(outcomes):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _checked(outcomes: Sequence[Outcome]) -> bool:
+    return any(o.status != "skip" for o in outcomes)
 
 
 def render_json(outcomes: Sequence[Outcome]) -> str:
@@ -115,4 +180,6 @@ def render_table(outcomes: Sequence[Outcome], color: bool = False) -> str:
         s: sum(1 for o in outcomes if o.status == s) for s in ("pass", "warn", "fail", "skip")
     }
     lines += ["", ", ".join(f"{v} {k}" for k, v in counts.items())]
+    if not _checked(outcomes):
+        lines.append("nothing was checked: every scenario was skipped")
     return "\n".join(lines)

@@ -210,6 +210,20 @@ def _open_all(
     if upgrade is not None:
         for key in upgrade:
             wanted.setdefault(key, None)
+    # the environment's registry credentials go to the one registry of this run, or, when
+    # its sources are on several, to none unless SKILLPACK_REGISTRY names one
+    hosts = {key.removeprefix("oci://").partition("/")[0] for key in wanted if is_reference(key)}
+
+    def registry() -> ClientOptions | None:
+        options = settings.registry()
+        if options is not None and len(hosts) > 1:
+            from dataclasses import replace
+
+            from skillpack.registry.options import NO_REGISTRY
+
+            options = replace(options, environment_registry=NO_REGISTRY)
+        return options
+
     opened: dict[str, Opened] = {}
     try:
         for key, asked in wanted.items():
@@ -226,7 +240,7 @@ def _open_all(
                 pinned=pinned,
                 resolve=resolve,
                 frozen=settings.frozen,
-                options=settings.registry() if is_reference(key) else None,
+                options=registry() if is_reference(key) else None,
                 offline=settings.offline,
             )
     except BaseException:

@@ -48,7 +48,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillpack.errors import Location, SkillpackError
 from skillpack.lockfile.lock import toml_string
@@ -86,8 +86,9 @@ class SourcePin:
     signer: Signer | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class LockedFile:
+class LockedFile(NamedTuple):
+    """One installed file (a tuple: a lock holds thousands)."""
+
     path: str  #: relative to the skill directory, ``/``-separated
     size: int
     digest: str

@@ -146,11 +146,18 @@ def open_source(
     """Open ``source`` (a lock name, see :func:`source_key`) verified. ``pinned``: its
     pin in the install lock, used unless ``resolve``; ``frozen``: check that the source
     still serves it (``INS007``). ``policy``: check the signature (``SIG…``)."""
-    if policy is not None and policy.requested:
+    checked = policy is not None and policy.requested
+    if policy is not None and checked:
         policy.validate()  # bad options stop the command before any network
     if is_reference(source):
         path, manifest_digest, signatures, label, refetch = _fetch(
-            source, pinned, resolve=resolve, frozen=frozen, options=options, offline=offline
+            source,
+            pinned,
+            resolve=resolve,
+            frozen=frozen,
+            options=options,
+            offline=offline,
+            signatures=checked,
         )
     else:
         path = Path(source) if Path(source).is_absolute() else project / source
@@ -169,7 +176,6 @@ def open_source(
                     hint="give a .skp file or an oci:// reference",
                 )
             raise missing_path(path, hint="give a .skp file or an oci:// reference")
-    checked = policy is not None and policy.requested
     if pinned is not None and not resolve and not checked:
         if manifest_digest is None:  # a file: its digest, without opening it yet
             from skillpack.manifest import file_digest
@@ -232,9 +238,12 @@ def _fetch(
     frozen: bool,
     options: ClientOptions | None,
     offline: bool,
+    signatures: bool,
 ) -> tuple[Path, str, tuple[Path, ...], str, object]:
     """Fetch an ``oci://`` source into the cache: (bundle file, manifest digest,
-    signature files, label, a function fetching the signatures again or None)."""
+    signature files, label, a function fetching the signatures again or None). The
+    signature referrers are fetched only when they will be checked (``signatures``):
+    an install without a signer policy never depends on them."""
     from skillpack.registry import fetch_bundle
     from skillpack.registry.reference import parse_reference
 
@@ -249,7 +258,7 @@ def _fetch(
     if at_pin:
         assert pinned is not None and pinned.manifest_digest is not None
         reference = reference.by_digest(pinned.manifest_digest)
-    fetched = fetch_bundle(reference, options=options, offline=offline)
+    fetched = fetch_bundle(reference, options=options, offline=offline, signatures=signatures)
     label = str(fetched.reference)
 
     def refetch() -> tuple[Path, ...]:

@@ -13,6 +13,7 @@ Codes never change meaning and are never reused. Groups:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 ERROR = "error"
@@ -35,6 +36,9 @@ class Rule:
     example: str  #: a short ``SKILL.md`` excerpt or file layout that triggers the rule
     fix: str
     fixable: bool = False  #: ``skillpack lint --fix`` / ``skillpack fmt`` repair it
+    #: what no bundle can hold: ``build``, ``lock`` and ``serve DIR`` refuse it whatever
+    #: the rule selection (``--no-lint`` too), so ``lint`` always reports it as an error
+    structural: bool = False
 
     @property
     def group(self) -> str:
@@ -48,9 +52,16 @@ class Rule:
     def doc(self) -> str:
         """The rule's documentation as Markdown: why, an example, how to fix."""
         fixable = "yes (`skillpack lint --fix` or `skillpack fmt`)" if self.fixable else "no"
+        structural = (
+            " Can be ignored: no (a structural rule: `build`, `lock` and `serve DIR` refuse "
+            "it whatever the rule selection, `--no-lint` included; `select`, `ignore`, "
+            "`per-path-ignores` and `severity` leave it an error)."
+            if self.structural
+            else ""
+        )
         return (
             f"**{self.summary}**\n\n"
-            f"Severity: {self.severity}. Fixable: {fixable}.\n\n"
+            f"Severity: {self.severity}. Fixable: {fixable}.{structural}\n\n"
             f"Why: {self.why}\n\n"
             f"Example:\n\n```\n{self.example.rstrip()}\n```\n\n"
             f"How to fix: {self.fix}\n"
@@ -394,6 +405,16 @@ _RULES: tuple[Rule, ...] = (
         "Rename the file to SKILL.md (use 'git mv' on case-insensitive file systems).",
     ),
     _r(
+        "SP210", "unpublishable-path", ERROR,
+        "A published file's path is one the bundle format refuses (a backslash, a control "
+        "character, a leading drive letter).",
+        "Archive entry names are '/'-separated UTF-8 paths that every reader can write "
+        "safely on any system; the bundle writer refuses any other (BLD002), and the "
+        "reader refuses such entries in bundles from anywhere else.",
+        "references/a\\b.md (a backslash in the file name)\nnotes/todo<TAB>.md",
+        "Rename the file using letters, digits, '-', '.' and '_'.",
+    ),
+    _r(
         "SP212", "conflicting-skill-copies", ERROR,
         "Two directories give the same skill path with different files.",
         "A bundle holds one skill per skill path. The same skill installed for several "
@@ -406,15 +427,17 @@ _RULES: tuple[Rule, ...] = (
     ),
     # --- SP3xx: files ------------------------------------------------------------------
     _r(
-        "SP301", "symlink", WARNING,
-        "A symbolic link inside a skill, or an agent directory that is one, is not followed.",
+        "SP301", "symlink", ERROR,
+        "A symbolic link inside a skill cannot be published: links are never followed.",
         "skillpack never follows links: a link could point outside the skill (leaking files) "
-        "or change after the lock is written. The skill is published without it. An agent "
-        "directory (.claude/skills...) that links to another directory searched is found "
-        "there; one that links elsewhere is not searched.",
-        "references/shared.md -> ../../shared/guide.md\n.cursor/skills -> /home/me/skills",
-        "Replace the link with a copy of the file, or exclude it if it is not needed; move "
-        "linked skills into the project, or name their directory in 'roots'.",
+        "or change after the lock is written. A skill whose link was silently left out "
+        "would be published without a file its author meant it to have, so build refuses "
+        "it (with --no-lint too) and lint reports it whatever the selection. (Earlier "
+        "versions made this rule a warning and let it cover agent directories that are "
+        "links: those are SP307 now.)",
+        "references/shared.md -> ../../shared/guide.md",
+        "Replace the link with a copy of the file, or exclude the link (exclude, "
+        ".skillpackignore) if the skill does not need it.",
     ),
     _r(
         "SP302", "hard-link", WARNING,
@@ -441,11 +464,18 @@ _RULES: tuple[Rule, ...] = (
     ),
     _r(
         "SP305", "likely-secret", ERROR,
-        "A published file looks like it contains a secret (a private key, a .env file or a "
-        "cloud or API credential).",
+        "A published file is or holds a secret: a private key or credential file by its "
+        "name, a .env file, or a key or token in its content.",
         "Skills are served to any host that connects; a published credential is a leaked "
-        "credential.",
-        "scripts/config.py:  API_KEY = \"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"",
+        "credential. Key and credential files are found by their usual names (id_rsa, "
+        "id_ed25519 but not .pub, *.ppk, *.p12/*.pfx, *.jks/*.keystore, secring.gpg, "
+        "*.kdbx, credentials, credentials.json, client_secret*.json, *service-account*.json, "
+        "kubeconfig, htpasswd, _netrc, pgpass.conf, *.tfstate), .pem and .key files by "
+        "their private key, and other files by private key blocks and cloud or API tokens "
+        "in their content. (Dot files such as .npmrc, .pypirc, .netrc, .htpasswd and .env "
+        "are never published at all: SP304.)",
+        "scripts/config.py:  API_KEY = \"ghp_0123456789abcdefghijklmnopqrstuvwxyz\"\n"
+        "deploy/id_ed25519\ncerts/signing.p12",
         "Remove the secret, rotate it, and read it from the environment at run time. Test "
         "fixtures can be excluded or the rule ignored for their path (per-path-ignores).",
     ),
@@ -455,6 +485,20 @@ _RULES: tuple[Rule, ...] = (
         "An unreadable entry cannot be hashed or published; the skill would be incomplete.",
         "references/ with mode 000",
         "Fix the permissions ('chmod u+r') or remove the entry.",
+    ),
+    _r(
+        "SP307", "symlinked-skill", ERROR,
+        "A skill directory, a SKILL.md or an agent directory is a symbolic link: the skills "
+        "behind it are not published.",
+        "skillpack never follows links, so discovery does not enter a linked directory nor "
+        "read a linked SKILL.md: the skill behind the link would be missing from the "
+        "bundle without a word. A link that leads to a directory searched anyway "
+        "(.claude/skills -> ../.agents/skills, or skills/x -> ../other/x inside a root) is "
+        "not reported: the skills are found there.",
+        "skills/review -> ../../shared/review\nskills/lint/SKILL.md -> ../../docs/lint.md\n"
+        ".cursor/skills -> /home/me/skills",
+        "Move or copy the linked skills into the project, or name their real directory in "
+        "'roots'; for a linked SKILL.md, make it a regular file.",
     ),
     # --- SP4xx: body -------------------------------------------------------------------
     _r(
@@ -540,12 +584,34 @@ _RULES: tuple[Rule, ...] = (
     ),
 )  # fmt: skip
 
+#: The structural rules (:attr:`Rule.structural`): the strict reader's refusals of the
+#: frontmatter, and the entries and paths no bundle can hold. Each is what ``build``
+#: refuses with ``--no-lint`` too, so that lint and build always agree.
+_STRUCTURAL = (
+    *(f"SP{n:03d}" for n in range(1, 18)),  # the frontmatter block: no manifest entry
+    "SP207",  # paths that are one file on macOS or Windows (BLD003)
+    "SP208",  # a name that is not UTF-8: no URI
+    "SP210",  # a path the bundle format refuses (BLD002)
+    "SP212",  # two copies of a skill path: one would be left out
+    "SP301",  # a symlink inside a skill: never followed, never published
+    "SP303",  # a FIFO, socket or device inside a skill
+    "SP306",  # an entry inside a skill that cannot be read
+)
+
 #: Every rule by code, in code order.
-RULES: dict[str, Rule] = {rule.code: rule for rule in sorted(_RULES, key=lambda r: r.code)}
-_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in _RULES}
+RULES: dict[str, Rule] = {
+    rule.code: dataclasses.replace(rule, structural=rule.code in _STRUCTURAL)
+    for rule in sorted(_RULES, key=lambda r: r.code)
+}
+_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES.values()}
 
 #: Codes ``skillpack lint --fix`` repairs (through :mod:`skillpack.lint.fmt`).
 FIXABLE: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.fixable)
+
+#: Structural rules: what no bundle can hold (a frontmatter the strict reader refuses, a
+#: file that cannot be published, paths that collide). ``build``, ``lock`` and ``serve
+#: DIR`` refuse them whatever the selection, so no selection switches them off in lint.
+STRUCTURAL: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.structural)
 
 
 def rule_for(code_or_name: str) -> Rule | None:

@@ -34,6 +34,8 @@ class RunContext:
     paths: tuple[Path, ...] | None = None
     #: files already scanned for content (nested skills share their files with parents)
     scanned: set[Path] = field(default_factory=set)
+    #: files already checked to be readable (the same)
+    opened: set[Path] = field(default_factory=set)
     _published: dict[str, list[tuple[SourceSkill, str]]] | None = field(default=None, repr=False)
 
     def published_as(self, path: Path | str) -> list[tuple[SourceSkill, str]]:

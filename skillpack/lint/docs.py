@@ -33,6 +33,7 @@ def rule_json(rule: Rule) -> dict[str, Any]:
         "why": rule.why,
         "example": rule.example,
         "fix": rule.fix,
+        "structural": rule.structural,
         "url": rule.help_uri,
     }
 
@@ -59,15 +60,25 @@ def render_markdown() -> str:
         "prints one rule's documentation. Rules marked *fixable* are repaired by "
         "`skillpack lint --fix` and `skillpack fmt`.",
         "",
-        "| Code | Name | Severity | Fixable | Summary |",
-        "|---|---|---|---|---|",
+        "Rules marked *structural* cannot be deselected: they are what no bundle can hold (a "
+        "frontmatter the strict reader refuses, a file inside a skill that cannot be "
+        "published, paths that collide), so `build`, `lock` and `serve DIR` refuse them "
+        "whatever the rule selection, `build --no-lint` included (`BLD012`, `LCK006`, "
+        "`SRV011`). Lint always reports them as errors: `select`, `ignore` (`ALL`, a prefix "
+        "or the code itself), `per-path-ignores` and `severity` leave them on, and a finding "
+        "the selection asked to switch off says that it cannot be ignored. What build "
+        "refuses, lint reports, whatever the selection.",
+        "",
+        "| Code | Name | Severity | Fixable | Structural | Summary |",
+        "|---|---|---|---|---|---|",
     ]
     for rule in RULES.values():
         summary = rule.summary.replace("|", "\\|")
         fixable = "yes" if rule.fixable else ""
+        structural = "yes" if rule.structural else ""
         out.append(
             f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {rule.severity} | "
-            f"{fixable} | {summary} |"
+            f"{fixable} | {structural} | {summary} |"
         )
     group = None
     for rule in RULES.values():

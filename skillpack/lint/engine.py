@@ -122,12 +122,24 @@ class LintRun:
 
 
 def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]:
-    """Enabled, not ignored for their path, one per place, at their severity, sorted."""
+    """Enabled, not ignored for their path, one per place, at their severity, sorted; a
+    structural rule the selection asked to switch off says that it cannot be."""
     out: dict[tuple[str, int, int, str], Finding] = {}
     for finding in raw:
         if finding.code not in options.enabled or options.ignored_at(finding.code, finding.path):
             continue
         key = finding.sort_key()
-        if key not in out:  # nested skills see their files twice: keep the first report
-            out[key] = dataclasses.replace(finding, severity=options.severity_of(finding.code))
+        if key in out:  # nested skills see their files twice: keep the first report
+            continue
+        hint = finding.hint
+        if options.overruled(finding.code, finding.path):
+            note = CANNOT_IGNORE.format(code=finding.code)
+            hint = f"{hint} ({note})" if hint else note
+        out[key] = dataclasses.replace(
+            finding, severity=options.severity_of(finding.code), hint=hint
+        )
     return tuple(out[key] for key in sorted(out))
+
+
+#: the note on a structural finding the rule selection asked to switch off
+CANNOT_IGNORE = "{code} cannot be ignored: build and lock refuse it whatever the rule selection"

@@ -1,9 +1,16 @@
-"""Likely secrets in file contents (rule SP305).
+"""Likely secrets (rule SP305): private key and credential files by their names, and
+keys and tokens in file contents.
 
-Each pattern has literal markers that every match contains. A file is searched with
-a pattern's regular expression only when one of its markers occurs in it; one scan for
-any marker of any pattern tells most files apart as clean first.
-Tokens containing ``EXAMPLE`` (as the AWS documentation's keys do) are not reported.
+By name (:func:`secret_file`): the usual names of SSH, PuTTY, PKCS#12, Java and GnuPG
+private keys, password databases, cloud and cluster credentials, password files and
+Terraform state; ``.pem`` and ``.key`` files that hold a private key (their bytes are
+looked at: a certificate or a public key is no secret). Dot files (``.npmrc``,
+``.pypirc``, ``.netrc``, ``.htpasswd``, ``.env``) are never published at all.
+
+By content: each pattern has literal markers that every match contains. A file is
+searched with a pattern's regular expression only when one of its markers occurs in it;
+one scan for any marker of any pattern tells most files apart as clean first. Tokens
+containing ``EXAMPLE`` (as the AWS documentation's keys do) are not reported.
 """
 
 from __future__ import annotations
@@ -14,6 +21,54 @@ from dataclasses import dataclass
 
 #: File names that hold environment secrets by convention (``prod.env``, ``.env.local``).
 ENV_FILE_RE = re.compile(r"(?:.+\.env|\.env(?:\..+)?)")
+
+#: (file name pattern, what such a file is), matched against the lowercased name
+SECRET_FILE_NAMES: tuple[tuple[str, str], ...] = (
+    (r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:[-_][a-z0-9-]+)?(?:\.(?:old|bak|key|pem))?",
+     "an SSH private key"),
+    (r".+\.ppk", "a PuTTY private key"),
+    (r".+\.(?:p12|pfx)", "a PKCS#12 key store (a private key and its certificate)"),
+    (r"(?:.+\.)?(?:jks|jceks|bks|keystore)", "a Java key store"),
+    (r"secring\.(?:gpg|kbx|pgp)|.+\.(?:secret|private)\.(?:gpg|asc)", "a GnuPG secret key"),
+    (r".+\.kdbx?", "a KeePass password database"),
+    (r"credentials(?:\.(?:json|ya?ml|xml|toml|ini|csv))?|git-credentials",
+     "a credentials file"),
+    (r"application_default_credentials\.json|client_secrets?(?:[-_.].*)?\.json",
+     "a Google OAuth or application credentials file"),
+    (r".*service[-_]?account.*\.json", "a cloud service account key"),
+    (r"(?:.+\.)?kubeconfig(?:\.ya?ml)?", "a Kubernetes config (cluster credentials)"),
+    (r"(?:.+\.)?htpasswd", "an htpasswd password file"),
+    (r"_?netrc|_npmrc|_pypirc", "a netrc-style credentials file"),
+    (r"pgpass(?:\.conf)?", "a PostgreSQL password file"),
+    (r".+\.tfstate(?:\.backup)?", "a Terraform state file (it holds secrets in plain text)"),
+)  # fmt: skip
+#: every name pattern in one: group ``n`` is pattern ``n``
+_SECRET_NAME = re.compile(
+    "|".join(f"(?P<n{i}>{pattern})" for i, (pattern, _) in enumerate(SECRET_FILE_NAMES))
+)
+
+#: the starts of a ``.key`` file that is not a private key (a public key, a
+#: certificate, an Apple Keynote document)
+_NOT_PRIVATE = (b"-----BEGIN PUBLIC KEY", b"-----BEGIN CERTIFICATE", b"ssh-", b"PK\x03\x04")
+
+
+def secret_file(name: str, data: bytes | None = None) -> str | None:
+    """What the file called ``name`` is when its name says it holds a private key or
+    credentials (``id_ed25519``, ``deploy.p12``, ``credentials.json``...), else None.
+    A ``.pem`` or ``.key`` file is one only when ``data`` (its bytes) holds a private key
+    (``.key``: anything but a public key or certificate); without ``data`` it is not
+    judged."""
+    lowered = name.lower()
+    match = _SECRET_NAME.fullmatch(lowered)
+    if match is not None and match.lastgroup is not None:
+        return SECRET_FILE_NAMES[int(match.lastgroup[1:])][1]
+    if data is None:
+        return None
+    if lowered.endswith(".pem") and b"PRIVATE KEY" in data:
+        return "a PEM private key"
+    if lowered.endswith(".key") and data.lstrip() and not data.lstrip().startswith(_NOT_PRIVATE):
+        return "a private key"
+    return None
 
 
 @dataclass(frozen=True)

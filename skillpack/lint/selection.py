@@ -7,6 +7,11 @@ each layer, every rule is decided by the most specific selector naming it: a rul
 matched most specifically by ``select``/``extend-select`` is enabled, by ``ignore`` is
 disabled (``ignore`` wins a tie); a rule no selector of the layer names keeps its state
 from the layer before, except that a layer with ``select`` starts from nothing.
+
+Structural rules (:data:`~skillpack.lint.catalog.STRUCTURAL`: what ``build`` refuses
+whatever the selection) are always enabled, always errors and never ignored for a path:
+a selection that would switch one off leaves it reported, its hint saying that it cannot
+be ignored.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillpack.errors import ConfigError, Location, UsageError
-from skillpack.lint.catalog import RULES, SEVERITIES
+from skillpack.lint.catalog import ERROR, RULES, SEVERITIES, STRUCTURAL
 
 if TYPE_CHECKING:
     import pathspec
@@ -87,12 +92,20 @@ class LintOptions:
     severity: Mapping[str, str] = field(default_factory=dict)
     base: Path | None = None  #: directory per-path-ignore patterns are relative to
     path_ignores: tuple[PathIgnore, ...] = ()
+    #: structural rules the selection would have switched off (kept enabled)
+    deselected: frozenset[str] = frozenset()
 
     def severity_of(self, code: str) -> str:
+        if code in STRUCTURAL:
+            return ERROR
         return self.severity.get(code) or RULES[code].severity
 
     def ignored_at(self, code: str, path: Path) -> bool:
-        """Whether a per-path ignore switches ``code`` off for ``path``."""
+        """Whether a per-path ignore switches ``code`` off for ``path`` (never a
+        structural rule's)."""
+        return code not in STRUCTURAL and self._path_ignored(code, path)
+
+    def _path_ignored(self, code: str, path: Path) -> bool:
         if not self.path_ignores or self.base is None:
             return False
         try:
@@ -100,6 +113,14 @@ class LintOptions:
         except ValueError:
             return False
         return any(code in pi.codes and pi.spec.match_file(rel) for pi in self.path_ignores)
+
+    def overruled(self, code: str, path: Path) -> bool:
+        """Whether the selection asked to switch off, lower or ignore (at ``path``) the
+        structural rule ``code``: its finding is reported anyway, saying so."""
+        if code not in STRUCTURAL:
+            return False
+        lowered = self.severity.get(code, ERROR) != ERROR
+        return code in self.deselected or lowered or self._path_ignored(code, path)
 
     @classmethod
     def from_config(
@@ -167,9 +188,11 @@ class LintOptions:
                 PathIgnore(pattern, expand(codes), pathspec.GitIgnoreSpec.from_lines([pattern]))
                 for pattern, codes in lint.per_path_ignores
             )
+        enabled = resolve_layers(layers)
         return cls(
-            enabled=resolve_layers(layers),
+            enabled=enabled | STRUCTURAL,
             severity=dict(lint.severity),
             base=config.project_dir,
             path_ignores=path_ignores,
+            deselected=STRUCTURAL - enabled,
         )

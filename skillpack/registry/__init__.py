@@ -55,6 +55,7 @@ __all__ = [
     "Reference",
     "RegistryClient",
     "RegistryError",
+    "check_cached_bundle",
     "fetch_bundle",
     "parse_reference",
     "push_bundle",
@@ -95,7 +96,13 @@ class FetchResult:
     cache (read it; do not modify it). ``name`` and ``version`` come from the manifest's
     annotations and are not verified. ``signature`` is the first Sigstore bundle
     referrer (``signatures`` has all of them, in the registry's order), or ``None``;
-    ``signature_paths`` are the same signatures' files in the cache, in that order."""
+    ``signature_paths`` are the same signatures' files in the cache, in that order.
+    ``notes``: what was left out and why (a signature referrer the registry lists but no
+    longer has; with ``best_effort_signatures``, referrers that could not be fetched).
+    ``bundle_checked``: the blob at ``bundle_path`` was hashed against ``bundle_digest``
+    by this fetch; ``False`` only for a blob already cached, fetched with
+    ``verify_cached_blob=False`` (its size and its stamp were checked, see
+    :mod:`skillpack.registry.cache`: the caller checks the content)."""
 
     reference: Reference
     manifest_digest: str
@@ -108,6 +115,8 @@ class FetchResult:
     signatures: tuple[bytes, ...]
     from_cache: bool
     signature_paths: tuple[Path, ...] = ()
+    notes: tuple[str, ...] = ()
+    bundle_checked: bool = True
 
     @property
     def signature(self) -> bytes | None:
@@ -130,9 +139,11 @@ def push_bundle(
     """Push a ``.skp`` bundle (and its Sigstore signature, as a referrer) to ``ref``.
 
     ``ref`` is ``oci://REGISTRY/REPOSITORY[:TAG]`` (no tag: the manifest is pushed
-    untagged). ``name`` and ``version`` become annotations; ``SOURCE_DATE_EPOCH`` (from
-    ``environ``, default ``os.environ``) gives ``org.opencontainers.image.created``.
-    The same inputs give the same manifest digest."""
+    untagged). ``name`` and ``version`` (the verified lock's) become annotations, the
+    titles too (``NAME-VERSION.skp`` and ``NAME-VERSION.skp.sigstore.json``: never the
+    local file names); ``SOURCE_DATE_EPOCH`` (from ``environ``, default ``os.environ``)
+    gives ``org.opencontainers.image.created``. The same bundle, name and version give
+    the same manifest digest, whatever the files are called here."""
     from skillpack.registry.artifact import (
         EMPTY_DIGEST,
         EMPTY_JSON,
@@ -164,10 +175,11 @@ def push_bundle(
         raise registry_error(
             "REG053", f"{exc.filename or bundle}: cannot be read ({exc.strerror})"
         ) from None
+    title = f"{name}-{version}.skp"  # the manifest depends on the bundle, not on its path
     manifest = bundle_manifest(
         bundle_digest,
         bundle_size,
-        file_name=bundle.name,
+        file_name=title,
         name=name,
         version=version,
         source_date_epoch=epoch,
@@ -188,7 +200,7 @@ def push_bundle(
                 pushed.digest,
                 pushed.size,
                 subject,
-                file_name=signature_file.name,
+                file_name=f"{title}.sigstore.json",
                 source_date_epoch=epoch,
             )
             signature_digest = client.add_referrer(referrer, OCI_MANIFEST_MEDIA_TYPE)
@@ -213,6 +225,8 @@ def fetch_bundle(
     options: ClientOptions | None = None,
     environ: Mapping[str, str] | None = None,
     refresh_signatures: bool = False,
+    best_effort_signatures: bool = False,
+    verify_cached_blob: bool = True,
 ) -> FetchResult:
     """Fetch a bundle into the content-addressed cache and return where it is.
 
@@ -226,7 +240,21 @@ def fetch_bundle(
     cached (its manifest and blob are still taken from the cache when intact): for a
     caller whose check of the cached signatures failed, since signatures pushed after
     the first fetch are not in the cache's record. Ignored offline. Nothing is written
-    to the cache unless everything fetched checked out."""
+    to the cache unless everything fetched checked out.
+
+    A signature referrer the registry lists but no longer has (its manifest or its
+    signature blob answers 404: deleted) is skipped, with a note. With
+    ``best_effort_signatures`` (a caller that does not need the signatures: they are
+    not checked), any other failure while fetching referrers is a note too, never an
+    error: the bundle is returned with the signatures fetched so far, and the cache
+    records no referrers for it (the next fetch asks again).
+
+    ``verify_cached_blob=False``: a bundle blob already in the cache is not hashed
+    again while its file status is the one stamped when its digest was last checked
+    (``FetchResult.bundle_checked`` is then ``False``), for a caller that checks its
+    content otherwise and, when that fails, calls :func:`check_cached_bundle`: the full
+    verification's archive digest against ``bundle_digest``, or the reader's lock,
+    index and per-file digests. The cache hashed it as it was written."""
     from skillpack.registry.cache import Cache
     from skillpack.registry.errors import registry_error
     from skillpack.registry.reference import parse_reference
@@ -243,7 +271,7 @@ def fetch_bundle(
     if digest is None and offline and reference.tag is not None:
         digest = cache.get_tag(reference.registry, reference.repository, reference.tag)
     if digest is not None and not (refresh_signatures and signatures and not offline):
-        cached = _from_cache(cache, reference, digest, signatures)
+        cached = _from_cache(cache, reference, digest, signatures, verify_cached_blob)
         if cached is not None:
             return cached
     if offline:
@@ -252,7 +280,27 @@ def fetch_bundle(
             f"{reference} is not in the cache {cache.root} and the fetch is offline",
             hint="fetch it once online, or drop --offline",
         )
-    return _fetch_online(cache, reference, signatures, _options(options, environ))
+    return _fetch_online(
+        cache,
+        reference,
+        signatures,
+        _options(options, environ),
+        best_effort_signatures,
+        verify_cached_blob,
+    )
+
+
+def check_cached_bundle(fetched: FetchResult) -> bool:
+    """Hash the cached blob of ``fetched`` against its digest (for a caller whose check
+    of a blob taken unhashed, ``bundle_checked=False``, failed): True when it is
+    intact; a copy that changed since it was written is removed (False), and the next
+    fetch gets it again."""
+    from skillpack.registry.cache import Cache
+
+    # blobs/sha256/<hex> under the cache's root
+    return Cache(fetched.bundle_path.parents[2]).has_blob(
+        fetched.bundle_digest, fetched.bundle_size
+    )
 
 
 def _options(options: ClientOptions | None, environ: Mapping[str, str] | None) -> ClientOptions:
@@ -278,6 +326,8 @@ def _manifest_result(
     signatures: tuple[bytes, ...],
     from_cache: bool,
     signature_paths: tuple[Path, ...],
+    notes: tuple[str, ...] = (),
+    bundle_checked: bool = True,
 ) -> FetchResult:
     from skillpack.registry.artifact import ANNOTATION_BUNDLE_NAME, ANNOTATION_BUNDLE_VERSION
 
@@ -293,11 +343,13 @@ def _manifest_result(
         signatures=signatures,
         from_cache=from_cache,
         signature_paths=signature_paths,
+        notes=notes,
+        bundle_checked=bundle_checked,
     )
 
 
 def _from_cache(
-    cache: Cache, reference: Reference, digest: str, want_signatures: bool
+    cache: Cache, reference: Reference, digest: str, want_signatures: bool, check_blob: bool
 ) -> FetchResult | None:
     """The cached bundle ``digest`` if everything it needs is cached and intact."""
     from skillpack.registry.artifact import (
@@ -313,7 +365,7 @@ def _from_cache(
         return None
     manifest = parse_image_manifest(data)
     layer = bundle_layer(manifest)
-    if not cache.has_blob(layer.digest, layer.size):
+    if not cache.has_blob(layer.digest, layer.size, check_digest=check_blob):
         return None
     found: list[bytes] = []
     paths: list[Path] = []
@@ -348,18 +400,22 @@ def _from_cache(
         tuple(found),
         True,
         tuple(paths),
+        bundle_checked=check_blob,
     )
 
 
 def _fetch_online(
-    cache: Cache, reference: Reference, want_signatures: bool, options: ClientOptions
+    cache: Cache,
+    reference: Reference,
+    want_signatures: bool,
+    options: ClientOptions,
+    best_effort: bool = False,
+    check_cached_blob: bool = True,
 ) -> FetchResult:
     import contextlib
-    import io
 
     from skillpack.registry.artifact import (
         OCI_MANIFEST_MEDIA_TYPE,
-        SIGSTORE_BUNDLE_MEDIA_TYPE,
         bundle_layer,
         index_manifest,
         parse_image_manifest,
@@ -377,46 +433,24 @@ def _fetch_online(
             )
         manifest = parse_image_manifest(fetched.data)
         layer = bundle_layer(manifest)
-        staging = (
-            contextlib.nullcontext(None)
-            if cache.has_blob(layer.digest, layer.size)
-            else cache.stage(layer.digest)
-        )
+        cached = cache.has_blob(layer.digest, layer.size, check_digest=check_cached_blob)
+        staging = contextlib.nullcontext(None) if cached else cache.stage(layer.digest)
         with staging as staged:
             if staged is not None:
                 client.get_blob(layer.digest, staged.file, size=layer.size)
-            # signatures: every Sigstore referrer whose manifest names this subject
             small: dict[str, bytes] = {fetched.digest: fetched.data}
-            entries: list[dict[str, Any]] = []
-            found: list[bytes] = []
-            paths: list[Path] = []
+            signatures = _Signatures()
             if want_signatures:
-                for descriptor in client.referrers(fetched.digest, SIGSTORE_BUNDLE_MEDIA_TYPE):
-                    referrer = client.get_manifest(descriptor.digest)
-                    parsed = parse_image_manifest(referrer.data)
-                    if parsed.subject is None or parsed.subject.digest != fetched.digest:
-                        continue  # an index entry that does not refer to this manifest
-                    layers = [
-                        d for d in parsed.layers if d.media_type == SIGSTORE_BUNDLE_MEDIA_TYPE
-                    ]
-                    if len(layers) != 1:
-                        continue
-                    buffer = io.BytesIO()
-                    client.get_blob(
-                        layers[0].digest, buffer, size=layers[0].size, max_size=MAX_SIGNATURE_SIZE
-                    )
-                    small[referrer.digest] = referrer.data
-                    small[layers[0].digest] = buffer.getvalue()
-                    entries.append(descriptor.to_json())
-                    found.append(buffer.getvalue())
-                    paths.append(cache.blob_path(layers[0].digest))
-            # everything checked out: only now does anything reach the cache
+                signatures = _fetch_signatures(client, fetched.digest, best_effort)
+                small.update(signatures.small)
+            # everything checked out: only now does anything reach the cache (get_blob
+            # hashed the bytes it wrote as they came: not read again)
             if staged is not None:
-                staged.commit()
+                staged.commit(digest_checked=True)
         for digest, data in small.items():
             cache.put_bytes(digest, data)
-        if want_signatures:
-            cache.put_referrers(fetched.digest, index_manifest(entries))
+        if want_signatures and signatures.complete:
+            cache.put_referrers(fetched.digest, index_manifest(signatures.entries))
         if reference.digest is None and reference.tag is not None:
             cache.put_tag(reference.registry, reference.repository, reference.tag, fetched.digest)
     return _manifest_result(
@@ -426,7 +460,80 @@ def _fetch_online(
         manifest,
         layer,
         cache.blob_path(layer.digest),
-        tuple(found),
+        tuple(signatures.found),
         False,
-        tuple(paths),
+        tuple(cache.blob_path(d) for d in signatures.blob_digests),
+        tuple(signatures.notes),
+        bundle_checked=check_cached_blob or not cached,
     )
+
+
+class _Signatures:
+    """The signature referrers fetched for one bundle manifest (a plain class: a
+    dataclass costs its import on the cache-hit path too)."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []  #: for the cache's record
+        self.found: list[bytes] = []  #: the Sigstore bundles, in order
+        self.blob_digests: list[str] = []  #: their digests, in order
+        self.small: dict[str, bytes] = {}  #: manifests and blobs to cache
+        self.notes: list[str] = []
+        self.complete = True  #: every referrer listed was fetched or is gone for good
+
+
+def _fetch_signatures(client: RegistryClient, subject: str, best_effort: bool) -> _Signatures:
+    """Every Sigstore referrer whose manifest names ``subject``. A referrer the registry
+    lists but no longer has (404 for its manifest or its blob) is skipped with a note;
+    with ``best_effort`` any other failure is a note too and leaves the set incomplete."""
+    import io
+
+    from skillpack.registry.artifact import SIGSTORE_BUNDLE_MEDIA_TYPE, parse_image_manifest
+    from skillpack.registry.errors import RegistryError
+
+    result = _Signatures()
+
+    def give_up(exc: RegistryError, what: str) -> None:
+        if not best_effort:
+            raise exc
+        result.complete = False
+        result.notes.append(f"{what} not fetched, left out: {_one_line(exc)}")
+
+    try:
+        descriptors = client.referrers(subject, SIGSTORE_BUNDLE_MEDIA_TYPE)
+    except RegistryError as exc:
+        give_up(exc, "the signature referrers")
+        return result
+    for descriptor in descriptors:
+        what = f"the signature referrer {descriptor.digest}"
+        try:
+            referrer = client.get_manifest(descriptor.digest)
+            parsed = parse_image_manifest(referrer.data)
+            if parsed.subject is None or parsed.subject.digest != subject:
+                continue  # an index entry that does not refer to this manifest
+            layers = [d for d in parsed.layers if d.media_type == SIGSTORE_BUNDLE_MEDIA_TYPE]
+            if len(layers) != 1:
+                continue
+            buffer = io.BytesIO()
+            client.get_blob(
+                layers[0].digest, buffer, size=layers[0].size, max_size=MAX_SIGNATURE_SIZE
+            )
+        except RegistryError as exc:
+            if exc.status == 404:
+                # listed (the referrers tag schema's index, or the API) but deleted
+                result.notes.append(
+                    f"{what} is listed but gone from the registry (HTTP 404): skipped"
+                )
+                continue
+            give_up(exc, what)
+            continue
+        result.small[referrer.digest] = referrer.data
+        result.small[layers[0].digest] = buffer.getvalue()
+        result.entries.append(descriptor.to_json())
+        result.found.append(buffer.getvalue())
+        result.blob_digests.append(layers[0].digest)
+    return result
+
+
+def _one_line(exc: RegistryError) -> str:
+    """``CODE message; detail; ...`` of an error, on one line (no hint)."""
+    return "; ".join([f"{exc.code} {exc.message}", *exc.details])

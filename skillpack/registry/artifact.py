@@ -15,7 +15,6 @@ See docs/registry.md.
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -141,6 +140,8 @@ def created_annotation(source_date_epoch: str | None) -> str | None:
             f"SOURCE_DATE_EPOCH={source_date_epoch!r} is not a number of seconds",
             hint=hint,
         )
+    import datetime  # a push's annotation only: a fetch does not need it
+
     try:
         moment = datetime.datetime.fromtimestamp(int(text), tz=datetime.UTC)
     except (OverflowError, OSError, ValueError):

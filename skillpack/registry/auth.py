@@ -18,6 +18,7 @@ registered with the transport, which redacts it, and
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,7 +27,17 @@ from urllib.parse import urlencode, urlsplit
 
 import requests
 
-from skillpack.registry.credentials import Credentials, basic_value, resolve_credentials
+from skillpack.registry.credentials import (
+    ENV_PASSWORD,
+    ENV_REGISTRY,
+    ENV_USERNAME,
+    Credentials,
+    basic_value,
+    environment_credentials,
+    environment_target,
+    resolve_credentials,
+)
+from skillpack.registry.errors import RegistryError
 from skillpack.registry.transport import Transport, error_parts
 
 TOKEN_CLIENT_ID = "skillpack"
@@ -107,12 +118,14 @@ class Authenticator:
         explicit: Credentials | None = None,
         environ: Mapping[str, str] | None = None,
         docker_config: Path | None = None,
+        environment_registry: str | None = None,
     ) -> None:
         self.registry = registry
         self.transport = transport
         self._explicit = explicit
         self._environ = environ
         self._docker_config = docker_config
+        self._environment_registry = environment_registry
         self._credentials: Credentials | None = None
         self._resolved = False
         self._basic = False
@@ -133,6 +146,7 @@ class Authenticator:
                 explicit=self._explicit,
                 environ=self._environ,
                 docker_config=self._docker_config,
+                environment_registry=self._environment_registry,
             )
             self._resolved = True
             if self._credentials is not None:
@@ -195,8 +209,7 @@ class Authenticator:
             return self.transport.error(
                 "REG020",
                 f"{what}: {self.registry} requires authentication to {action} {repository}",
-                hint="log in with docker login, set SKILLPACK_REGISTRY_USERNAME and "
-                "SKILLPACK_REGISTRY_PASSWORD, or pass --username with --password-stdin",
+                hint=self.login_hint(),
                 details=details,
                 status=response.status_code,
                 registry_codes=codes,
@@ -220,6 +233,28 @@ class Authenticator:
             details=details,
             status=response.status_code,
             registry_codes=codes,
+        )
+
+    def login_hint(self) -> str:
+        """How to give credentials for this registry; names the environment's when they
+        are set but meant for another registry (they are never sent here)."""
+        env = os.environ if self._environ is None else self._environ
+        try:
+            held = environment_credentials(env) is not None and (
+                environment_target(env, self._environment_registry, self.registry) != self.registry
+            )
+        except RegistryError:
+            held = False
+        if held:
+            return (
+                f"{ENV_USERNAME} and {ENV_PASSWORD} are set, but not for {self.registry}: "
+                f"they are offered only to the registry {ENV_REGISTRY} names, else to the "
+                f"one of the command's own reference; set {ENV_REGISTRY}={self.registry} "
+                "to use them here"
+            )
+        return (
+            "log in with docker login, set SKILLPACK_REGISTRY_USERNAME and "
+            "SKILLPACK_REGISTRY_PASSWORD, or pass --username with --password-stdin"
         )
 
     def _fetch_token(self, challenge: Challenge, scope: str, asked: str | None = None) -> str:
@@ -269,8 +304,7 @@ class Authenticator:
                         "REG020",
                         f"{self.registry} requires authentication (its token server "
                         f"{realm_host} refused anonymous access for {scope})",
-                        hint="log in with docker login, set SKILLPACK_REGISTRY_USERNAME and "
-                        "SKILLPACK_REGISTRY_PASSWORD, or pass --username with --password-stdin",
+                        hint=self.login_hint(),
                         status=response.status_code,
                     )
                 raise self.transport.error(
@@ -295,7 +329,9 @@ class Authenticator:
         token = answer.get("token") or answer.get("access_token")
         if not isinstance(token, str) or not token:
             raise self.transport.error(
-                "REG023", f"the token server {realm_host} of {self.registry} sent no token"
+                "REG023",
+                f"the token server {realm_host} of {self.registry} sent no token",
+                status=response.status_code,
             )
         self.transport.add_secret(token)
         refresh = answer.get("refresh_token")

@@ -4,14 +4,31 @@ Location: ``$SKILLPACK_CACHE_DIR/oci`` when set, else ``$XDG_CACHE_HOME/skillpac
 else ``~/.cache/skillpack/oci``. Layout (like an OCI image layout's blob store)::
 
     blobs/sha256/<hex>             every blob and manifest, by digest
+    stamps/sha256/<hex>            a bundle blob's file status when its digest was checked
     referrers/sha256/<hex>.json    the signature referrers seen for a manifest (an index)
     tags/<registry>/<repository>/<tag>   the digest a tag last resolved to (offline only)
 
-Every write goes to a temporary file in the destination's directory, is flushed and
-fsynced, checked against its digest, and only then renamed into place; a failed check
-leaves nothing behind. Reads check sizes and digests again: a corrupt entry is removed
-and reported missing. Tags are mutable, so a tag is resolved from the cache only when
-the caller is offline; a digest needs no network once its content is here.
+Every write goes to a temporary file in the destination's directory, checked against
+its digest, and only then renamed into place; a failed check leaves nothing behind. A
+blob (:meth:`Cache.stage`) and the records of referrers and tags are fsynced before
+their rename; manifests and signatures (:meth:`Cache.put_bytes`) are not, since every
+read of one checks its digest: one torn by a crash is removed and reported missing.
+
+Reads of manifests and signatures check the digest again. A blob's read
+(:meth:`Cache.has_blob`) checks its size, and its digest; with ``check_digest=False``
+(a caller that checks the content otherwise: pull and verify compare the digest of the
+bundle they verify in full, serve's reader checks the lock and index digests at open and
+every file's digest before it is sent) the digest is not computed again when the file's
+status (size, mtime, ctime, inode, device) is the one stamped when its digest was last
+checked: any write, rename or copy over the file changes its ctime, so a changed file
+is hashed, and removed if it no longer has its digest. A caller whose own check fails
+hashes it (``skillpack.registry.check_cached_bundle``), and a copy found changed is
+fetched again. The cache is the user's own directory: it guards against torn writes and
+changed bytes, not against another user who can write there (do not share a writable
+SKILLPACK_CACHE_DIR between users).
+
+Tags are mutable, so a tag is resolved from the cache only when the caller is offline;
+a digest needs no network once its content is here.
 """
 
 from __future__ import annotations
@@ -50,19 +67,22 @@ class StagedBlob:
         self.path = cache.blob_path(digest)
         self.committed = False
 
-    def commit(self) -> Path:
-        """Check the digest of what was written, fsync, and rename it into place."""
+    def commit(self, *, digest_checked: bool = False) -> Path:
+        """Check the digest of what was written, fsync, and rename it into place.
+        ``digest_checked``: the writer hashed exactly the bytes it wrote and they had
+        the digest (``RegistryClient.get_blob`` does, as they stream): not read again."""
         try:
             self.file.flush()
             os.fsync(self.file.fileno())
             self.file.close()
-            if file_sha256(self.temp) != self.digest:
+            if not digest_checked and file_sha256(self.temp) != self.digest:
                 raise registry_error(
                     "REG042", f"the bytes written to the cache for {self.digest} do not match it"
                 )
             os.replace(self.temp, self.path)
             self.committed = True
             _fsync_dir(self.path.parent)
+            self.cache.stamp(self.digest)
         except OSError as exc:
             self.discard()
             raise self.cache.failure(exc) from None
@@ -95,6 +115,10 @@ class Cache:
         validate_digest(digest)
         return self.root / "blobs" / "sha256" / digest.partition(":")[2]
 
+    def _stamp_path(self, digest: str) -> Path:
+        validate_digest(digest)
+        return self.root / "stamps" / "sha256" / digest.partition(":")[2]
+
     def _referrers_path(self, digest: str) -> Path:
         validate_digest(digest)
         return self.root / "referrers" / "sha256" / (digest.partition(":")[2] + ".json")
@@ -104,21 +128,43 @@ class Cache:
 
     # -- blobs -----------------------------------------------------------------------------
 
-    def has_blob(self, digest: str, size: int | None = None) -> bool:
+    def has_blob(self, digest: str, size: int | None = None, *, check_digest: bool = True) -> bool:
         """Whether a blob is present with the right size and digest; a corrupt copy is
-        removed."""
+        removed (with its stamp). ``check_digest=False``: not hashed when its file
+        status is the one :meth:`stamp` recorded (for a caller that checks the content
+        itself, and hashes it when that fails); hashed and stamped again otherwise."""
         path = self.blob_path(digest)
         try:
-            actual_size = path.stat().st_size
+            status = path.stat()
         except FileNotFoundError:
             return False
         except OSError as exc:
             raise self.failure(exc) from None
-        if (size is None or actual_size == size) and file_sha256(path) == digest:
-            return True
+        if size is not None and status.st_size != size:
+            self.discard(digest)
+            return False
+        if not check_digest and self._read_small_quietly(self._stamp_path(digest)) == _stamp(
+            status
+        ):
+            return True  # unchanged since its digest was checked
+        if file_sha256(path) != digest:
+            self.discard(digest)
+            return False
+        self.stamp(digest)
+        return True
+
+    def stamp(self, digest: str) -> None:
+        """Record the status of the blob ``digest``, whose digest was just checked
+        (best effort: a cache that cannot take it hashes the blob next time)."""
+        path = self.blob_path(digest)
         with contextlib.suppress(OSError):
-            path.unlink()
-        return False
+            self._write_small(self._stamp_path(digest), _stamp(path.stat()), durable=False)
+
+    def discard(self, digest: str) -> None:
+        """Remove the blob ``digest`` (a copy found corrupt); nothing if it is absent."""
+        for path in (self._stamp_path(digest), self.blob_path(digest)):
+            with contextlib.suppress(OSError):
+                path.unlink()
 
     @contextlib.contextmanager
     def stage(self, digest: str) -> Iterator[StagedBlob]:
@@ -139,14 +185,15 @@ class Cache:
             staged.discard()
 
     def put_bytes(self, digest: str, data: bytes) -> Path:
-        """Store ``data`` (a manifest, a signature) under its digest."""
+        """Store ``data`` (a manifest, a signature) under its digest: renamed into
+        place, not fsynced (every read checks the digest)."""
         if "sha256:" + hashlib.sha256(data).hexdigest() != digest:
             raise registry_error("REG042", f"the bytes given for {digest} do not match it")
         if self.get_bytes(digest, limit=len(data)) is not None:
             return self.blob_path(digest)
-        with self.stage(digest) as staged:
-            staged.file.write(data)
-            return staged.commit()
+        path = self.blob_path(digest)
+        self._write_small(path, data, durable=False)
+        return path
 
     def get_bytes(self, digest: str, limit: int = 16 * 1024 * 1024) -> bytes | None:
         """The stored bytes of ``digest`` if present and intact, else ``None``."""
@@ -186,7 +233,7 @@ class Cache:
         text = data.decode("ascii", "replace").strip() if data is not None else ""
         return text if is_digest(text) else None
 
-    def _write_small(self, path: Path, data: bytes) -> None:
+    def _write_small(self, path: Path, data: bytes, *, durable: bool = True) -> None:
         import tempfile
 
         temp: Path | None = None
@@ -196,17 +243,25 @@ class Cache:
             temp = Path(name)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+                if durable:
+                    f.flush()
+                    os.fsync(f.fileno())
             os.replace(temp, path)
             temp = None
-            _fsync_dir(path.parent)
+            if durable:
+                _fsync_dir(path.parent)
         except OSError as exc:
             raise self.failure(exc) from None
         finally:
             if temp is not None:
                 with contextlib.suppress(OSError):
                     temp.unlink()
+
+    def _read_small_quietly(self, path: Path) -> bytes | None:
+        try:
+            return path.read_bytes()
+        except OSError:
+            return None
 
     def _read_small(self, path: Path) -> bytes | None:
         try:
@@ -222,6 +277,15 @@ class Cache:
             f"the cache {self.root} cannot be used: {exc.strerror or exc}",
             hint="set SKILLPACK_CACHE_DIR to a writable directory",
         )
+
+
+def _stamp(status: os.stat_result) -> bytes:
+    """What changes when a file is written, replaced or copied over: its size, times,
+    inode and device (the ctime cannot be set back by a user)."""
+    return (
+        f"{status.st_size} {status.st_mtime_ns} {status.st_ctime_ns} "
+        f"{status.st_ino} {status.st_dev}\n"
+    ).encode("ascii")
 
 
 def file_sha256(path: Path) -> str:

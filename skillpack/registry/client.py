@@ -96,6 +96,7 @@ class RegistryClient:
             explicit=self.options.credentials,
             environ=self.options.environ,
             docker_config=self.options.docker_config,
+            environment_registry=self.options.environment_registry,
         )
         self._referrers_api: bool | None = None
 
@@ -168,7 +169,9 @@ class RegistryClient:
         location = start.headers.get("Location")
         if not location:
             raise self.transport.error(
-                "REG032", f"{what}: the registry started an upload without a Location"
+                "REG032",
+                f"{what}: the registry started an upload without a Location",
+                status=start.status_code,
             )
         upload = urljoin(self.base + "/", location)
         done = self._send(
@@ -186,7 +189,9 @@ class RegistryClient:
         echoed = done.headers.get("Docker-Content-Digest")
         if echoed and echoed.startswith("sha256:") and echoed != actual:
             raise self.transport.error(
-                "REG042", f"{what}: the registry stored the blob as {echoed}"
+                "REG042",
+                f"{what}: the registry stored the blob as {echoed}",
+                status=done.status_code,
             )
         return Descriptor("application/octet-stream", actual, size)
 
@@ -222,7 +227,9 @@ class RegistryClient:
                 and int(announced) != size
             ):
                 raise self.transport.error(
-                    "REG043", f"{what}: the registry announces {announced} bytes, not {size}"
+                    "REG043",
+                    f"{what}: the registry announces {announced} bytes, not {size}",
+                    status=response.status_code,
                 )
             hasher = hashlib.sha256()
             total = 0
@@ -231,11 +238,15 @@ class RegistryClient:
                     total += len(chunk)
                     if size is not None and total > size:
                         raise self.transport.error(
-                            "REG043", f"{what}: more than the {size} bytes its descriptor says"
+                            "REG043",
+                            f"{what}: more than the {size} bytes its descriptor says",
+                            status=response.status_code,
                         )
                     if max_size is not None and total > max_size:
                         raise self.transport.error(
-                            "REG044", f"{what}: larger than {max_size} bytes"
+                            "REG044",
+                            f"{what}: larger than {max_size} bytes",
+                            status=response.status_code,
                         )
                     hasher.update(chunk)
                     out.write(chunk)
@@ -244,15 +255,21 @@ class RegistryClient:
                 raise self.transport.error(
                     "REG012" if timed_out else "REG011",
                     f"{what}: the transfer broke after {total} bytes",
+                    status=response.status_code,
                 ) from None
         if size is not None and total != size:
             raise self.transport.error(
-                "REG043", f"{what}: {total} bytes, not the {size} of its descriptor"
+                "REG043",
+                f"{what}: {total} bytes, not the {size} of its descriptor",
+                status=response.status_code,
             )
         actual = "sha256:" + hasher.hexdigest()
         if actual != digest:
             raise self.transport.error(
-                "REG042", f"{what}: the bytes served have digest {actual}", hint=_TAMPERED
+                "REG042",
+                f"{what}: the bytes served have digest {actual}",
+                hint=_TAMPERED,
+                status=response.status_code,
             )
         return total
 
@@ -267,7 +284,8 @@ class RegistryClient:
         """Fetch a manifest by tag or digest, verified against the digest asked for and
         against ``Docker-Content-Digest`` when the registry sends one."""
         target = self._target(reference)
-        what = f"get manifest {self.registry}/{self.repository}:{target}"
+        at = "@" if is_digest(target) else ":"
+        what = f"get manifest {self.registry}/{self.repository}{at}{target}"
         response = self._send(
             "GET",
             self._url("manifests", target),
@@ -284,6 +302,7 @@ class RegistryClient:
                 "REG040",
                 f"{what}: the registry sent a manifest with digest {actual}",
                 hint=_TAMPERED,
+                status=response.status_code,
             )
         echoed = response.headers.get("Docker-Content-Digest", "").strip()
         if echoed.startswith("sha256:") and echoed != actual:
@@ -291,6 +310,7 @@ class RegistryClient:
                 "REG041",
                 f"{what}: Docker-Content-Digest says {echoed}, the bytes are {actual}",
                 hint=_TAMPERED,
+                status=response.status_code,
             )
         media_type = response.headers.get("Content-Type", "").partition(";")[0].strip()
         if media_type not in MANIFEST_MEDIA_TYPES:
@@ -388,7 +408,9 @@ class RegistryClient:
             params = None
             if url is not None and pages >= MAX_REFERRER_PAGES:
                 raise self.transport.error(
-                    "REG032", f"{what}: more than {MAX_REFERRER_PAGES} pages of referrers"
+                    "REG032",
+                    f"{what}: more than {MAX_REFERRER_PAGES} pages of referrers",
+                    status=response.status_code,
                 )
         return entries
 
@@ -432,7 +454,9 @@ class RegistryClient:
         echoed = response.headers.get("Docker-Content-Digest", "").strip()
         if echoed.startswith("sha256:") and echoed != digest:
             raise self.transport.error(
-                "REG041", f"{what}: the registry stored it as {echoed}, the bytes are {digest}"
+                "REG041",
+                f"{what}: the registry stored it as {echoed}, the bytes are {digest}",
+                status=response.status_code,
             )
         return digest, response.headers
 
@@ -487,7 +511,9 @@ class RegistryClient:
         except requests.exceptions.RequestException as exc:
             timed_out = isinstance(exc, requests.exceptions.Timeout) or "timed out" in str(exc)
             raise self.transport.error(
-                "REG012" if timed_out else "REG011", f"{what}: the transfer broke"
+                "REG012" if timed_out else "REG011",
+                f"{what}: the transfer broke",
+                status=response.status_code,
             ) from None
 
     def _fail(self, response: requests.Response, what: str) -> RegistryError:

@@ -2,7 +2,10 @@
 
 1. explicit ones from the caller (the CLI's ``--username`` with ``--password-stdin``);
 2. ``SKILLPACK_REGISTRY_USERNAME`` and ``SKILLPACK_REGISTRY_PASSWORD`` (CI; both or
-   neither), for whatever registry this process talks to;
+   neither), for one registry only: the one ``SKILLPACK_REGISTRY`` names
+   (``host[:port]``) when it is set, else the registry of the command's own reference
+   (``environment_registry``: the caller's choice, by default the registry asked);
+   every other registry is asked with the sources below, never with these;
 3. the docker configuration, ``$DOCKER_CONFIG/config.json`` or ``~/.docker/config.json``:
    the registry's ``credHelpers`` entry, else ``credsStore`` (each runs
    ``docker-credential-NAME get`` with the server on stdin), else its ``auths`` entry
@@ -27,11 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from skillpack.registry.errors import registry_error
-from skillpack.registry.reference import DOCKER_HUB
+from skillpack.registry.errors import RegistryError, registry_error
+from skillpack.registry.reference import DOCKER_HUB, normalise_registry
 
 ENV_USERNAME = "SKILLPACK_REGISTRY_USERNAME"
 ENV_PASSWORD = "SKILLPACK_REGISTRY_PASSWORD"
+#: the one registry (``host[:port]``) the environment's credentials are for
+ENV_REGISTRY = "SKILLPACK_REGISTRY"
+
 DOCKER_HUB_SERVER = "https://index.docker.io/v1/"
 HELPER_TIMEOUT = 30.0
 
@@ -68,22 +74,57 @@ def resolve_credentials(
     explicit: Credentials | None = None,
     environ: Mapping[str, str] | None = None,
     docker_config: Path | None = None,
+    environment_registry: str | None = None,
 ) -> Credentials | None:
     """The credentials for ``registry`` (a normalised host[:port]), by the precedence
-    of the module docstring; ``None`` for anonymous access."""
+    of the module docstring; ``None`` for anonymous access. ``environment_registry``:
+    the registry the environment's credentials are for when ``SKILLPACK_REGISTRY`` is
+    unset (``None``: ``registry`` itself; :data:`~skillpack.registry.options.NO_REGISTRY`: none)."""
     if explicit is not None:
         return explicit
     env = os.environ if environ is None else environ
-    username, password = env.get(ENV_USERNAME), env.get(ENV_PASSWORD)
-    if username or password:
-        if not (username and password):
-            missing = ENV_PASSWORD if username else ENV_USERNAME
+    found = environment_credentials(env)
+    if found is not None and environment_target(env, environment_registry, registry) == registry:
+        return found
+    return docker_credentials(registry, config_dir=docker_config, environ=env)
+
+
+def environment_credentials(environ: Mapping[str, str]) -> Credentials | None:
+    """``SKILLPACK_REGISTRY_USERNAME`` and ``SKILLPACK_REGISTRY_PASSWORD``, or ``None``
+    when neither is set (one alone is ``REG025``)."""
+    username, password = environ.get(ENV_USERNAME), environ.get(ENV_PASSWORD)
+    if not (username or password):
+        return None
+    if not (username and password):
+        missing = ENV_PASSWORD if username else ENV_USERNAME
+        raise registry_error(
+            "REG025",
+            f"{ENV_USERNAME} and {ENV_PASSWORD} go together; {missing} is not set",
+        )
+    return Credentials(username, password, source="environment")
+
+
+def environment_target(
+    environ: Mapping[str, str], environment_registry: str | None, registry: str
+) -> str | None:
+    """The one registry the environment's credentials may be sent to: the one
+    ``SKILLPACK_REGISTRY`` names, else ``environment_registry`` (``None``: ``registry``;
+    :data:`~skillpack.registry.options.NO_REGISTRY`: none, returned as ``None``)."""
+    named = environ.get(ENV_REGISTRY, "").strip()
+    if named:
+        if "://" in named or "/" in named:
             raise registry_error(
                 "REG025",
-                f"{ENV_USERNAME} and {ENV_PASSWORD} go together; {missing} is not set",
+                f"{ENV_REGISTRY}={named!r}: name the registry as host[:port]",
+                hint=f"e.g. {ENV_REGISTRY}=ghcr.io",
             )
-        return Credentials(username, password, source="environment")
-    return docker_credentials(registry, config_dir=docker_config, environ=env)
+        try:
+            return normalise_registry(named, f"{ENV_REGISTRY}={named}")
+        except RegistryError as exc:
+            raise registry_error("REG025", exc.message, hint=exc.hint) from None
+    if environment_registry is None:
+        return registry
+    return environment_registry or None  # options.NO_REGISTRY ("") is none
 
 
 def docker_config_path(

@@ -139,8 +139,9 @@ DOCS: dict[str, str] = {
     "REG025": (
         "The docker configuration cannot be read or is not a JSON object, an `auths` entry is "
         "not base64 of `user:password`, only one of `SKILLPACK_REGISTRY_USERNAME` and "
-        "`SKILLPACK_REGISTRY_PASSWORD` is set, or `--username` and `--password-stdin` are not "
-        "given together (or give an empty name or password). The message says which."
+        "`SKILLPACK_REGISTRY_PASSWORD` is set, `SKILLPACK_REGISTRY` is not a registry's "
+        "`host[:port]`, or `--username` and `--password-stdin` are not given together (or "
+        "give an empty name or password). The message says which."
     ),
     "REG030": (
         "The registry answered 404: no such repository, tag or digest there. Check the "
@@ -222,7 +223,11 @@ register(
 @dataclass
 class RegistryError(SkillpackError):
     """A registry failure with a ``REG…`` code; for HTTP failures, ``status`` is the
-    HTTP status and ``registry_codes`` the codes of the registry's JSON error body."""
+    HTTP status and ``registry_codes`` the codes of the registry's JSON error body.
+
+    The status is always shown: an ``HTTP <status>`` detail line is added unless the
+    message or a detail already names it (``error_parts`` gives ``HTTP 401
+    Unauthorized`` and the registry's own codes)."""
 
     status: int | None = None
     registry_codes: tuple[str, ...] = ()
@@ -231,6 +236,10 @@ class RegistryError(SkillpackError):
         if self.code not in CODES:
             raise ValueError(f"unknown registry error code {self.code!r}")
         self.exit_code = EXIT_FINDINGS if self.code in INTEGRITY_CODES else EXIT_USAGE
+        if self.status is not None:
+            shown = f"HTTP {self.status}"
+            if not any(shown in text for text in (self.message, *self.details)):
+                self.details.insert(0, shown)
         super().__post_init__()
 
 

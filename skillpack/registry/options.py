@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from skillpack.registry.credentials import Credentials
 
 
+#: ``ClientOptions.environment_registry`` for "no registry": the environment's
+#: credentials go nowhere unless ``SKILLPACK_REGISTRY`` names one
+NO_REGISTRY = ""
+
+
 @dataclass(frozen=True)
 class ClientOptions:
     """How the registry client connects and authenticates.
@@ -30,7 +35,11 @@ class ClientOptions:
     credentials (``--username``/``--password-stdin``), tried before the environment and
     the docker configuration. ``docker_config``: the directory of ``config.json``
     (default ``$DOCKER_CONFIG`` or ``~/.docker``). ``environ``: the environment to read
-    (default ``os.environ``).
+    (default ``os.environ``). ``environment_registry``: the one registry (host[:port])
+    ``SKILLPACK_REGISTRY_USERNAME``/``SKILLPACK_REGISTRY_PASSWORD`` are offered to when
+    ``SKILLPACK_REGISTRY`` is unset: ``None`` (default) is the registry of the
+    reference pushed or fetched; :data:`NO_REGISTRY` (``""``) is none at all
+    (``serve`` with sources on several registries).
     """
 
     timeout: float = 30.0
@@ -42,6 +51,7 @@ class ClientOptions:
     docker_config: Path | None = None
     environ: Mapping[str, str] | None = field(default=None, repr=False)
     backoff: float = 0.25
+    environment_registry: str | None = None
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:

@@ -21,7 +21,6 @@ keeps the cache and the checks simple).
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass, replace
 
@@ -138,6 +137,8 @@ def normalise_registry(host: str, text: str | None = None) -> str:
         if end < 0:
             raise registry_error("REG002", f"{where}: unterminated IPv6 address in the host")
         name, after = host[1:end], host[end + 1 :]
+        import ipaddress  # only for a bracketed IPv6 host
+
         try:
             ipaddress.IPv6Address(name)
         except ValueError:

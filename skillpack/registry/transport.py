@@ -13,6 +13,13 @@ redirects, and keeping secrets out of every message.
   error (``REG011``/``REG012``) within the timeout, never minutes.
 - **Secrets.** :meth:`Transport.redact` replaces every password and token the
   authenticator registered; nothing here logs headers or bodies.
+- **The environment.** Proxies come from it (``HTTPS_PROXY``, ``NO_PROXY``, ..., as
+  ``requests`` reads them), except for loopback hosts, and a CA bundle from
+  ``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE`` when ``tls_verify`` is ``True``; but never
+  credentials: the session does not trust the environment (``trust_env=False``), so
+  ``~/.netrc`` or ``$NETRC`` never replaces the Authorization header the client
+  chose, nor adds one to an anonymous request. Credentials are the authenticator's
+  alone (:mod:`skillpack.registry.credentials`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import email.utils
 import ipaddress
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -36,8 +44,6 @@ __all__ = ["Body", "ClientOptions", "Transport", "error_parts", "read_body"]
 
 log = logging.getLogger("skillpack.registry")
 
-#: never send loopback traffic to a proxy from the environment
-_NO_PROXY: dict[str, str | None] = {"http": None, "https": None, "all": None}
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_REDIRECTS = 5
 USER_AGENT = "skillpack-registry/1"
@@ -71,7 +77,9 @@ class Transport:
         self.options = options
         self.session = session or requests.Session()
         self.session.headers["User-Agent"] = USER_AGENT
-        self.session.trust_env = True  # proxies from the environment, as other clients do
+        # never netrc credentials: proxies and the CA bundle are taken from the
+        # environment explicitly, per request (_proxies, _verify)
+        self.session.trust_env = False
         self._secrets: set[str] = set()
 
     # -- URLs --------------------------------------------------------------------------
@@ -171,6 +179,7 @@ class Transport:
                     "REG014",
                     f"{method} {_path(url)}: "
                     + ("a redirect without a Location" if not location else "too many redirects"),
+                    status=response.status_code,
                 )
             target = urljoin(url, location)
             if urlsplit(target).netloc != urlsplit(url).netloc:
@@ -199,8 +208,7 @@ class Transport:
                     hint="the registry is slow or unreachable; raise the timeout to wait longer",
                 )
             data: bytes | IO[bytes] | None = body() if callable(body) else body
-            # requests drops None entries, the environment's proxies included
-            proxies = _NO_PROXY if is_loopback(urlsplit(url).hostname or "") else None
+            proxies = _proxies(url)
             try:
                 response = self.session.request(
                     method,
@@ -211,8 +219,8 @@ class Transport:
                     stream=stream,
                     timeout=(remaining, remaining),
                     allow_redirects=False,
-                    verify=self.options.tls_verify,
-                    proxies=proxies,  # type: ignore[arg-type]
+                    verify=self._verify(),
+                    proxies=proxies,
                 )
             except requests.exceptions.SSLError as exc:
                 raise self.error(
@@ -248,6 +256,14 @@ class Transport:
                 continue
             return response
 
+    def _verify(self) -> bool | str:
+        """``tls_verify``; when it is ``True``, the CA bundle the environment names
+        (``REQUESTS_CA_BUNDLE``, then ``CURL_CA_BUNDLE``), as ``requests`` would read it."""
+        verify = self.options.tls_verify
+        if verify is True:
+            return os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
+        return verify
+
     def _pause(self, attempt: int, retry_after: str | None, deadline: float) -> bool:
         """Sleep before another attempt if one is allowed and fits the budget."""
         if attempt >= self.options.retries:
@@ -260,6 +276,14 @@ class Transport:
             return False
         time.sleep(delay)
         return True
+
+
+def _proxies(url: str) -> dict[str, str]:
+    """The proxies of the environment for ``url`` (none for loopback, none when
+    ``NO_PROXY`` matches), as ``requests`` finds them with ``trust_env``."""
+    if is_loopback(urlsplit(url).hostname or ""):
+        return {}
+    return dict(requests.utils.get_environ_proxies(url))
 
 
 def _retry_after_seconds(value: str | None) -> float | None:
@@ -313,7 +337,9 @@ def read_body(response: requests.Response, limit: int, what: str) -> bytes:
             total += len(chunk)
             if total > limit:
                 raise registry_error(
-                    "REG044", f"{what} is larger than {limit} bytes; refusing to read more"
+                    "REG044",
+                    f"{what} is larger than {limit} bytes; refusing to read more",
+                    status=response.status_code,
                 )
             chunks.append(chunk)
     return b"".join(chunks)

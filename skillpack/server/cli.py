@@ -31,6 +31,7 @@ from skillpack.errors import Location, SkillpackError, UsageError, report_intern
 from skillpack.signing.options import add_require_signature_arguments, required_policy
 
 if TYPE_CHECKING:
+    from skillpack.registry import FetchResult
     from skillpack.server.sources import Mount
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
@@ -153,7 +154,8 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="ORIGIN",
         help="also accept browser requests from this Origin (https://app.example; '*': "
-        "any). Origins naming an accepted Host are always accepted",
+        "any): its CORS preflights are answered and its replies readable by the page. "
+        "Origins naming an accepted Host are always accepted",
     )
     add(
         "--token-file",
@@ -381,15 +383,38 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
 
     prefixes = _prefixes(args.prefix, len(args.sources))
     policy = required_policy(args)
+
+    def load(sources: list[_Source]) -> list[Mount]:
+        sources = _check_signatures(sources, policy, args, info)
+        return load_mounts(
+            [s.path for s in sources],
+            prefixes,
+            lint=args.lint,
+            log=info,
+            origins=[s.origin for s in sources],
+        )
+
     sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
-    sources = _check_signatures(sources, policy, args, info)
-    return load_mounts(
-        [s.path for s in sources],
-        prefixes,
-        lint=args.lint,
-        log=info,
-        origins=[s.origin for s in sources],
-    )
+    try:
+        return load(sources)
+    except SkillpackError:
+        # a bundle blob taken from the cache at its size (the reader checks the lock,
+        # the index and every file against their digests): hash it now, and fetch again
+        # one that changed since it was written
+        from skillpack.registry import check_cached_bundle
+
+        stale = [
+            i
+            for i, s in enumerate(sources)
+            if s.unchecked is not None and not check_cached_bundle(s.unchecked)
+        ]
+        if not stale:
+            raise
+    for i in stale:
+        info(f"{sources[i].origin}: the cached copy had changed since it was fetched")
+        # by digest: the same bundle, even when the source named a tag
+        sources[i] = _resolve(sources[i].origin, args, policy is not None, info, check_blob=True)
+    return load(sources)
 
 
 def _is_loopback(host: str) -> bool:
@@ -452,8 +477,10 @@ def _serve_http(args: argparse.Namespace) -> int:
     workers = args.workers or 1
     if workers > 1 and not hasattr(os, "fork"):
         raise UsageError("SRV026", "--workers needs a system with fork(); use one worker")
+    from skillpack.server.transports import uvicorn_core
+
     try:
-        import uvicorn  # noqa: F401 - only to know whether the extra is installed
+        uvicorn_core.load()  # uvicorn's server, without its command line
     except ImportError:
         raise UsageError(
             "SRV020",
@@ -552,6 +579,8 @@ class _Source:
     pulled: bool = False
     signatures: tuple[Path, ...] = ()  #: a pulled bundle's signature referrers
     from_cache: bool = False
+    notes: tuple[str, ...] = ()  #: what the fetch left out (a referrer gone, say)
+    unchecked: FetchResult | None = None  #: a fetch whose cached blob was not hashed
 
 
 def _resolve(
@@ -561,30 +590,53 @@ def _resolve(
     info: Callable[[str], None],
     *,
     refresh: bool = False,
+    check_blob: bool = False,
 ) -> _Source:
     """A path, or an ``oci://`` reference fetched into the content-addressed cache (the
     registry package, and ``requests`` when the network is needed, are imported only
-    here). The fetch checks the manifest against its digest and the blob against the
-    manifest; the bundle is then checked as any bundle file is."""
+    here). The fetch checks the manifest against its digest and a blob it downloads
+    against the manifest; a blob already cached is taken at its size unless
+    ``check_blob`` (the reader checks its lock, index and every file against their
+    digests, and :func:`_mounts` hashes it when that fails); the bundle is then
+    checked as any bundle file is."""
     if not text.startswith(OCI_SCHEME):
         return _Source(Path(text), text)
     from skillpack.registry import fetch_bundle
-    from skillpack.registry.options import ClientOptions
+    from skillpack.registry.options import NO_REGISTRY, ClientOptions
+    from skillpack.registry.reference import parse_reference
 
-    options = ClientOptions(timeout=args.timeout, insecure=args.insecure_registry)
+    # SKILLPACK_REGISTRY_USERNAME/PASSWORD go to the registry SKILLPACK_REGISTRY names,
+    # else to the one registry of the oci:// sources; with several, to none of them
+    registries = {parse_reference(s).registry for s in args.sources if s.startswith(OCI_SCHEME)}
+    options = ClientOptions(
+        timeout=args.timeout,
+        insecure=args.insecure_registry,
+        environment_registry=None if len(registries) <= 1 else NO_REGISTRY,
+    )
     fetched = fetch_bundle(
         text,
         offline=args.offline,
         signatures=signatures,
         options=options,
         refresh_signatures=refresh,
+        verify_cached_blob=check_blob,
     )
     origin = str(fetched.reference)
     info(
         f"{origin}: {'from the cache' if fetched.from_cache else 'pulled'} "
         f"({fetched.bundle_size} bytes, {fetched.bundle_digest})"
     )
-    return _Source(fetched.bundle_path, origin, True, fetched.signature_paths, fetched.from_cache)
+    for note in fetched.notes:
+        info(f"{origin}: note: {note}")
+    return _Source(
+        fetched.bundle_path,
+        origin,
+        True,
+        fetched.signature_paths,
+        fetched.from_cache,
+        fetched.notes,
+        None if fetched.bundle_checked else fetched,
+    )
 
 
 def _check_signatures(
@@ -601,23 +653,19 @@ def _check_signatures(
     if policy is None:
         return sources
     from skillpack.signing.errors import SignatureError
-    from skillpack.signing.verify import enforce_signature, verify_any_signature
+    from skillpack.signing.verify import enforce_signature
 
     checked: list[_Source] = []
     for source in sources:
         verified: VerifiedBundle | None
         if source.pulled:
             try:
-                verified = verify_any_signature(
-                    source.path, source.signatures, policy, label=source.origin
-                )
+                verified = _verify_pulled(source, policy)
             except SignatureError:
                 if not source.from_cache or args.offline:
                     raise
                 source = _resolve(source.origin, args, True, info, refresh=True)
-                verified = verify_any_signature(
-                    source.path, source.signatures, policy, label=source.origin
-                )
+                verified = _verify_pulled(source, policy)
         elif source.path.is_dir():
             raise UsageError(
                 "SRV010",
@@ -630,6 +678,19 @@ def _check_signatures(
             info(verified.summary())
         checked.append(source)
     return checked
+
+
+def _verify_pulled(source: _Source, policy: SignaturePolicy) -> VerifiedBundle:
+    """One of a pulled bundle's signature referrers must verify; a refusal names what
+    the fetch left out (a referrer listed but gone from the registry, say)."""
+    from skillpack.signing.errors import SignatureError
+    from skillpack.signing.verify import verify_any_signature
+
+    try:
+        return verify_any_signature(source.path, source.signatures, policy, label=source.origin)
+    except SignatureError as exc:
+        exc.details.extend(note for note in source.notes if note not in exc.details)
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,6 +28,10 @@ MODERN_VERSIONS = ("2026-07-28",)
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 SERVER_INFO: JSONObject = {"name": "skillpack", "version": __version__}
+#: the ``_meta`` member naming what is served: a list of ``{"name", "version", "kind"}``
+#: (``"prefix"`` when mounted under one); ``skillpack vendor`` reads it
+#: (:data:`skillpack.client.pull.BUNDLES_META`)
+BUNDLES_META = "dev.skillpack/bundles"
 #: A skills/list page stops growing once its entries reach this many bytes.
 PAGE_BYTES = 1024 * 1024
 
@@ -121,7 +125,25 @@ class Methods:
             "capabilities": self.capabilities(),
             "serverInfo": SERVER_INFO,
             "instructions": self.instructions,
+            "_meta": self.discover_meta(),
         }
+
+    def discover_meta(self) -> JSONObject:
+        """The ``_meta`` members of ``server/discover`` and ``initialize`` besides
+        serverInfo: what is served (:data:`BUNDLES_META`), so a client such as
+        ``skillpack vendor`` can keep the bundle's name and version."""
+        bundles: list[object] = []
+        for mount in self.index.mounts:
+            manifest = mount.source.manifest
+            described: JSONObject = {
+                "name": manifest.name,
+                "version": manifest.version,
+                "kind": mount.kind,
+            }
+            if mount.prefix:
+                described["prefix"] = mount.prefix
+            bundles.append(described)
+        return {BUNDLES_META: bundles}
 
     def discover(self, params: JSONObject, call: Call) -> Result:
         return result(

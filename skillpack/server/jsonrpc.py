@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 # One encoder and one decoder, made once: json.dumps/json.loads with options build new
@@ -16,6 +17,9 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+#: The decoder's scanner (the C one where available), with its parse_constant (an
+#: attribute every JSONDecoder has, which typeshed does not list).
+_scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def encode_json(value: Any) -> bytes:
@@ -31,6 +35,17 @@ def encode_string(text: str) -> str:
 
 def decode_json(text: str) -> Any:
     """Parse one JSON text; ``NaN`` and ``Infinity`` are refused (ValueError)."""
+    if text[:1] == "{" and text[-1:] == "}":
+        # the usual message, with nothing around it: the scanner alone (the decoder's
+        # own path strips whitespace that is not there); anything else, errors
+        # included, takes that path
+        try:
+            value, end = _scan_once(text, 0)
+        except (StopIteration, ValueError):
+            pass
+        else:
+            if end == len(text):
+                return value
     return _DECODER.decode(text)
 
 
@@ -83,6 +98,10 @@ def error_response(request_id: RequestId | None, error: RpcError) -> bytes:
 
 def result_head(request_id: RequestId) -> bytes:
     """Everything of a result response line up to the result object's first member."""
+    if type(request_id) is int:  # the usual id, without the encoder's machinery
+        return b'{"jsonrpc":"2.0","id":%d,"result":{' % request_id
+    if type(request_id) is str:
+        return b'{"jsonrpc":"2.0","id":' + _encode_string(request_id).encode() + b',"result":{'
     return b'{"jsonrpc":"2.0","id":' + encode_json(request_id) + b',"result":{'
 
 

@@ -153,6 +153,8 @@ class Protocol:
         cache += b',"cacheScope":' + encode_json(options.cache_scope)
         self._modern_tail = meta + RESULT_TAIL
         self._modern_cacheable_tail = cache + meta + RESULT_TAIL
+        discover_meta = {SERVER_INFO_KEY: SERVER_INFO, **methods.discover_meta()}
+        self._discover_tail = cache + b',"_meta":' + encode_json(discover_meta) + RESULT_TAIL
 
     # -- entry points ---------------------------------------------------------------
 
@@ -269,6 +271,8 @@ class Protocol:
         head = result_head(request_id)
         if call.modern:
             tail = self._modern_cacheable_tail if answer.cacheable else self._modern_tail
+            if method == "server/discover":
+                tail = self._discover_tail  # serverInfo, and what is served
             first = head + (
                 b'"resultType":"complete"' if answer.empty else b'"resultType":"complete",'
             )
@@ -295,8 +299,8 @@ class Protocol:
         )
 
     def _modern(self, meta: JSONObject) -> Call:
-        missing = [k for k in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY) if k not in meta]
-        if missing:
+        if PROTOCOL_VERSION_KEY not in meta or CLIENT_CAPABILITIES_KEY not in meta:
+            missing = [k for k in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY) if k not in meta]
             raise RpcError(INVALID_PARAMS, f"params._meta is missing {', '.join(missing)}")
         version = meta[PROTOCOL_VERSION_KEY]
         if not isinstance(version, str):

@@ -205,7 +205,9 @@ def verify_signed_bundle(
     policy.validate()
     where = label or display_path(archive)
     with _fail_closed(where):
-        digest = archive_digest(archive)
+        # the archive's bytes: those of the open bundle when there is one (the bytes then
+        # read), else the file's, before the reader opens it
+        digest = bundle.archive_digest() if bundle is not None else archive_digest(archive)
         signature_path = policy.signature or default_signature_path(archive)
         signature = read_signature_file(signature_path)
         checked = check_signature(signature, policy)
@@ -213,7 +215,6 @@ def verify_signed_bundle(
         check_subject(statement, digest, where)
         if bundle is not None:
             assert bundle.mode == "full", "the signed contents are checked on a full bundle"
-            check_subject(statement, bundle.archive_digest(), where)
             check_contents(statement, bundle, where)
         else:
             with open_bundle(archive, mode="full") as opened:

@@ -13,6 +13,12 @@ are the regular files below it, nested skills' files included, with these left o
   project directory that is itself a skill keeps them in it), so that outputs never
   become inputs.
 
+Outside every skill, a symlinked ``SKILL.md``, and a symlink to a directory that holds
+skills (a ``SKILL.md``, or subdirectories holding one) are reported too (``symlink``
+entries of :attr:`SourceTree.problems`), unless the skills behind the link are found
+anyway (the link leads into a root searched): links are never followed, and a skill
+never goes missing in silence.
+
 The walk is sorted by the UTF-8 bytes of each name, so the result never depends on
 the file system's order. Within a skill, ``SKILL.md`` comes first, then the files by
 the bytes of their URI.
@@ -286,7 +292,9 @@ def is_project_output(config: Config, path: Path | str) -> bool:
 
 
 class _Walker:
-    def __init__(self, config: Config, within: tuple[str, ...] | None = None) -> None:
+    def __init__(
+        self, config: Config, within: tuple[str, ...] | None = None, searched: Sequence[str] = ()
+    ) -> None:
         self.config = config
         self.within = within
         self.ignores = _Ignores(config)
@@ -295,6 +303,8 @@ class _Walker:
         # the project's outputs (is_project_output), as the walk's strings
         self.lock = str(config.lock_path)
         self.output_dir = str(config.output_dir)
+        #: the real paths of the roots walked: a link into one of them hides nothing
+        self.searched = tuple(searched)
 
     def walk_root(self, root: Root) -> None:
         if (root.path / SKILL_MD).is_file() and not (root.path / SKILL_MD).is_symlink():
@@ -351,6 +361,9 @@ class _Walker:
                 if name.lower() == "skill.md" and entry.is_file(follow_symlinks=False):
                     path = Path(entry.path)
                     self.problems.append(Skipped(_under(rel, name), path, SKIP_MISCASED))
+            if skill_md is not None and not active and skill_md.is_symlink():
+                # a linked SKILL.md: this directory is not a skill, say so
+                self._linked(skill_md, _under(rel, SKILL_MD))
         ignores = self.ignores
         if not any(skill.complete for skill in active):
             # no file here is wanted (outside every skill, or discover(within=...)):
@@ -360,6 +373,10 @@ class _Walker:
                 if name.startswith(".") or not _is_utf8(name):
                     continue
                 if not entry.is_dir(follow_symlinks=False):
+                    if not active and name != SKILL_MD and entry.is_symlink():
+                        child_rel = _under(rel, name)
+                        if not ignores.excluded(child_rel, is_dir=True):
+                            self._linked(entry, child_rel)
                     continue
                 child_rel = _under(rel, name)
                 if not ignores.excluded(child_rel, is_dir=True):
@@ -374,10 +391,12 @@ class _Walker:
             name = entry.name
             if entry.path == self.lock or (in_output_dir and name.endswith(OUTPUT_SUFFIXES)):
                 continue  # the project's own outputs: never inputs
-            if not _is_utf8(name):
-                self._report(active, Path(entry.path), None, SKIP_NON_UTF8, repr(os.fsencode(name)))
-                continue
             child_rel = _under(rel, name)
+            if not _is_utf8(name):
+                if not ignores.excluded(child_rel, is_dir=entry.is_dir(follow_symlinks=False)):
+                    path = Path(entry.path)
+                    self._report(active, path, None, SKIP_NON_UTF8, repr(os.fsencode(name)))
+                continue
             if name.startswith("."):
                 if name != IGNORE_FILE:
                     self._report(active, Path(entry.path), child_rel, SKIP_DOTFILE)
@@ -415,6 +434,19 @@ class _Walker:
                 )
         if pushed_ignore:
             self.ignores.local.pop()
+
+    def _linked(self, entry: os.DirEntry[str], rel: str) -> None:
+        """A symlink outside every skill: a problem when it is a ``SKILL.md``, or leads
+        to a directory holding skills that no root searched reaches."""
+        try:
+            target = os.readlink(entry.path)
+        except OSError:
+            return
+        if entry.name != SKILL_MD:
+            real = os.path.realpath(entry.path)
+            if not _holds_skills(real) or any(_walked_from(real, s) for s in self.searched):
+                return
+        self.problems.append(Skipped(rel, Path(entry.path), SKIP_SYMLINK, target))
 
     def _report(
         self, active: list[SourceSkill], path: Path, rel: str | None, kind: str, detail: str = ""
@@ -516,6 +548,22 @@ def search_roots(config: Config) -> tuple[tuple[Root, ...], list[Skipped]]:
     return tuple(roots), skipped
 
 
+def _holds_skills(directory: str) -> bool:
+    """Whether ``directory`` is a skill, or a directory whose subdirectories are (one
+    level: a folder of skills), without following any further link."""
+    try:
+        if os.path.isfile(os.path.join(directory, SKILL_MD)):
+            return True
+        with os.scandir(directory) as it:
+            return any(
+                e.is_dir(follow_symlinks=False) and os.path.isfile(os.path.join(e.path, SKILL_MD))
+                for e in it
+                if not e.name.startswith(".")
+            )
+    except OSError:
+        return False
+
+
 def _walked_from(path: str, root: str) -> bool:
     """Whether the walk of ``root`` reaches ``path`` (at or below it, no dot directory
     between)."""
@@ -607,10 +655,12 @@ def discover(config: Config, within: Sequence[Path] | None = None) -> SourceTree
     (for checks across the tree, such as duplicate names) with ``complete`` False. This
     is what keeps a pre-commit run on one skill of a large tree fast.
     """
-    walker = _Walker(
-        config, None if within is None else tuple(str(Path(p).resolve()) for p in within)
-    )
     roots, links = search_roots(config)
+    walker = _Walker(
+        config,
+        None if within is None else tuple(str(Path(p).resolve()) for p in within),
+        [os.path.realpath(root.path) for root in roots],
+    )
     walker.problems += links
     for root in roots:
         walker.walk_root(root)

@@ -1,13 +1,17 @@
 """What makes a path inside a bundle (or a lock) safe to use.
 
 One check, shared by the lock reader (skill and file paths) and the archive reader
-(entry names), so that ``unpack`` can never be made to write outside its directory.
+(entry names), so that ``unpack`` can never be made to write outside its directory;
+and one judgement of a whole tree of paths (:func:`tree_problems`: collisions and
+file/directory clashes besides), shared by the bundle writer and ``vendor``.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 _DRIVE = re.compile(r"[A-Za-z]:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -61,3 +65,55 @@ def collision_key(path: str) -> str:
     if path.isascii():  # NFC changes nothing, and casefold is lower
         return path.lower()
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
+
+
+COLLISION = "collision"
+CLASH = "clash"
+
+
+class PathProblem(NamedTuple):
+    """Why ``path`` cannot be one of a tree's published paths: ``kind`` is one of the
+    refusal kinds of :func:`unsafe_path` (``reserved`` too), :data:`COLLISION` or
+    :data:`CLASH`; ``reason`` completes a sentence starting with the path."""
+
+    path: str
+    kind: str
+    reason: str
+    other: str | None = None  #: the path it collides or clashes with
+
+
+def tree_problems(paths: Iterable[str]) -> Iterator[PathProblem]:
+    """Every path of ``paths`` that a tree skillpack publishes cannot hold, in order:
+    one :func:`unsafe_published_path` refuses (a ``..``, a dot segment such as ``.git/``,
+    a backslash, a control character), one that lands on the same file as an earlier
+    one on a case-insensitive or normalizing file system (:func:`collision_key`:
+    ``README.md`` and ``readme.md``, NFC and NFD ``café.md``), and one that needs a file
+    where another needs a directory (``docs`` and ``docs/a.md``, or ``Docs/a.md``).
+    A path given twice is one path. The bundle writer, ``vendor`` and ``install`` judge
+    a whole tree of paths with it before writing anything."""
+    files: dict[str, str] = {}  # collision key -> path
+    dirs: dict[str, str] = {}  # collision key of a directory -> a path below it
+    for path in dict.fromkeys(paths):
+        unsafe = unsafe_published_path(path)
+        if unsafe is not None:
+            yield PathProblem(path, unsafe[0], unsafe[1])
+            continue
+        key = collision_key(path)
+        other = files.get(key)
+        if other is not None:
+            why = f"and '{other}' differ only in case or Unicode normalization"
+            yield PathProblem(path, COLLISION, why, other)
+            continue
+        if key in dirs:
+            below = dirs[key]
+            why = f"is a file, and '{below}' needs a directory there"
+            yield PathProblem(path, CLASH, why, below)
+            continue
+        parents = ["/".join(key.split("/")[:depth]) for depth in range(1, key.count("/") + 1)]
+        clash = next((files[p] for p in parents if p in files), None)
+        if clash is not None:
+            yield PathProblem(path, CLASH, f"needs a directory where '{clash}' is a file", clash)
+            continue
+        files[key] = path
+        for parent in parents:
+            dirs.setdefault(parent, path)

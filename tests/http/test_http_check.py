@@ -38,9 +38,9 @@ def test_check_url_fails_on_a_server_that_is_not_there() -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["--url", "http://127.0.0.1:9/mcp", "--", "python", "server.py"], "CLI003", "not both"),
+        (["--url", "http://127.0.0.1:9/mcp", "--", "python", "server.py"], "CLI004", "not both"),
         ([], "CLI002", "no server given"),
-        (["--url", "ftp://127.0.0.1/mcp"], "CLI004", "is not an http:// or https:// URL"),
+        (["--url", "ftp://127.0.0.1/mcp"], "CLI005", "is not an http:// or https:// URL"),
     ],
 )
 def test_check_needs_exactly_one_server(args: list[str], code: str, message: str) -> None:

@@ -143,6 +143,21 @@ def test_notifications_and_client_responses_get_202(server: HttpServer) -> None:
         assert (response.status, response.body) == (202, b""), message
 
 
+@pytest.mark.parametrize("era", ["no-session", "session"])
+def test_legacy_notifications_and_client_responses_get_202(
+    server: HttpServer, era_headers: dict[str, dict[str, str]], era: str
+) -> None:
+    for message in (
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"jsonrpc": "2.0", "id": 99, "result": {}},
+        {"jsonrpc": "2.0", "id": "r", "error": {"code": -1, "message": "no"}},
+        {"jsonrpc": "2.0", "error": {"code": -32700, "message": "parse error"}},
+    ):
+        response = server.request("POST", message, era_headers[era])
+        assert (response.status, response.body) == (202, b""), message
+
+
 # -- legacy -----------------------------------------------------------------------------
 
 
@@ -185,6 +200,38 @@ def test_legacy_sessions(server: HttpServer) -> None:
     _error(server.request("DELETE", None, JSON), 400, -32600)
 
 
+def test_a_session_takes_only_the_version_it_negotiated(server: HttpServer) -> None:
+    """The legacy revisions: the client sends the negotiated version in
+    MCP-Protocol-Version, and an invalid or unsupported one is a 400. In a session only
+    the negotiated version is supported: its answers are shaped by it."""
+    session, _ = initialize(server, "2025-11-25")
+    listing = rpc("skills/list", {}, 7)
+    assert server.request("POST", listing, session_headers(session, "2025-11-25")).status == 200
+    no_header = {k: v for k, v in session_headers(session).items() if k != "MCP-Protocol-Version"}
+    assert server.request("POST", listing, no_header).status == 200  # the session knows it
+    for other in ("2025-03-26", "2025-06-18", "2026-07-28", "1900-01-01", " 2025-11-25x"):
+        response = server.request("POST", listing, session_headers(session, other))
+        error = _error(response, 400, -32600, 7)
+        assert "2025-11-25" in error["message"], error
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    response = server.request("POST", notification, session_headers(session, "2025-03-26"))
+    _error(response, 400, -32600)
+    # optional whitespace around the value is not part of it
+    assert server.request("POST", listing, session_headers(session, " 2025-11-25\t")).status == 200
+    # DELETE too: refused with another version, and the session lives on
+    _error(server.request("DELETE", None, session_headers(session, "2025-06-18")), 400, -32600)
+    assert server.request("POST", listing, session_headers(session)).status == 200
+    assert server.request("DELETE", None, session_headers(session)).status == 204
+    # an ended session is 404 whatever the header says
+    response = server.request("POST", listing, session_headers(session, "2025-03-26"))
+    _error(response, 404, -32600, 7)
+    # a session negotiated at 2025-03-26 (whose clients send no header) takes its own
+    old, _ = initialize(server, "2025-03-26")
+    assert server.request("POST", listing, session_headers(old, "2025-03-26")).status == 200
+    _error(server.request("POST", listing, session_headers(old, "2025-11-25")), 400, -32600, 7)
+    assert server.request("DELETE", None, session_headers(old, "2025-03-26")).status == 204
+
+
 def test_a_modern_request_on_a_session_connection_is_still_stateless(server: HttpServer) -> None:
     session, _ = initialize(server)
     headers = {**session_headers(session), **modern_headers("skills/list")}
@@ -224,9 +271,16 @@ def test_http_level_refusals(server: HttpServer) -> None:
     headers = modern_headers("skills/list")
     get = server.request("GET", None, {"Accept": "text/event-stream"})
     _error(get, 405, -32600)
-    assert get.headers["allow"] == "POST, DELETE"
-    for method in ("PUT", "PATCH", "OPTIONS"):
-        assert server.request(method, b"{}", headers).status == 405
+    assert get.headers["allow"] == "POST, DELETE, OPTIONS"
+    for method in ("PUT", "PATCH", "HEAD"):
+        response = server.request(method, b"{}", headers)
+        assert response.status == 405
+        assert response.headers["allow"] == "POST, DELETE, OPTIONS"
+    options = server.request("OPTIONS", None, {})  # not a CORS preflight: the methods
+    assert (options.status, options.body) == (204, b"")
+    assert options.headers["allow"] == "POST, DELETE, OPTIONS"
+    assert "content-length" not in options.headers
+    assert "access-control-allow-origin" not in options.headers
     for accept in ("text/event-stream", "text/html", "application/json;q=0, text/plain"):
         _error(server.request("POST", body, {**headers, "Accept": accept}), 406, -32600)
     no_accept = {k: v for k, v in headers.items() if k != "Accept"}
@@ -244,20 +298,57 @@ def test_http_level_refusals(server: HttpServer) -> None:
     assert server.request("POST", body, headers, path="/mcp?x=1").status == 200  # not the path
 
 
+@pytest.fixture(scope="module")
+def era_headers(server: HttpServer) -> dict[str, dict[str, str]]:
+    """The headers of each way a message can arrive: 2026-07-28 headers, none (a legacy
+    client before or without a session), and in a legacy session."""
+    session, _ = initialize(server)
+    return {
+        "modern": modern_headers("skills/list"),
+        "no-session": JSON,
+        "session": session_headers(session),
+    }
+
+
+@pytest.mark.parametrize("era", ["modern", "no-session", "session"])
 @pytest.mark.parametrize(
-    ("data", "code"),
+    ("data", "code", "request_id"),
     [
-        (b"{not json", -32700),
-        (b"\xff\xfe{}", -32700),
-        (b"", -32700),
-        (b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":NaN}}', -32700),
-        (b"[" * 50_000 + b"]" * 50_000, -32700),
-        (b'[{"jsonrpc":"2.0","id":1,"method":"skills/list"}]', -32600),
-        (b"42", -32600),
+        (b"{not json", -32700, None),
+        (b"\xff\xfe{}", -32700, None),
+        (b"", -32700, None),
+        (b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"n":NaN}}', -32700, None),
+        (b"[" * 50_000 + b"]" * 50_000, -32700, None),
+        (b'[{"jsonrpc":"2.0","id":1,"method":"skills/list"}]', -32600, None),
+        (b"42", -32600, None),
+        # JSON objects that are neither a request, a notification nor a response
+        (b"{}", -32600, None),
+        (b'{"foo":1}', -32600, None),
+        (b'{"jsonrpc":"2.0","method":5}', -32600, None),
+        (b'{"jsonrpc":"2.0","id":3,"method":5}', -32600, 3),
+        (b'{"jsonrpc":"2.0","id":"x"}', -32600, "x"),
+        (b'{"jsonrpc":"1.0","method":"notifications/initialized"}', -32600, None),
+        (b'{"method":"notifications/initialized"}', -32600, None),
+        (b'{"jsonrpc":"2.0","method":"notifications/initialized","params":5}', -32600, None),
+        (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', -32600, None),
+        (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', -32600, None),
+        (b'{"jsonrpc":"2.0","result":{}}', -32600, None),
+        (b'{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1}}', -32600, 4),
+        (b'{"jsonrpc":"2.0","id":5,"error":"no"}', -32600, 5),
     ],
 )
-def test_malformed_bodies_and_batches_are_400(server: HttpServer, data: bytes, code: int) -> None:
-    _error(server.request("POST", data, modern_headers("skills/list")), 400, code)
+def test_malformed_bodies_and_batches_are_400(
+    server: HttpServer,
+    era_headers: dict[str, dict[str, str]],
+    era: str,
+    data: bytes,
+    code: int,
+    request_id: Any,
+) -> None:
+    """Whatever the era: a notification or response that is not well formed is not
+    accepted (202 is only for well-formed ones), and no request is answered 200."""
+    response = server.request("POST", data, era_headers[era])
+    _error(response, 400, code, request_id)
 
 
 def test_a_large_file_streams_with_its_digest(tmp_path: Path) -> None:

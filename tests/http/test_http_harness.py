@@ -4,12 +4,16 @@ on node 22) against ``skillpack serve --http`` on the example bundle.
 Every check of every scenario passes, except the ones listed in :data:`NOT_APPLICABLE`:
 they need tools or prompts (this server has neither) or the harness itself skips them.
 The test fails if any other check does not pass, and also if a listed check changes
-its verdict (the list must stay true).
+its verdict or gives another reason than the listed one (the list must stay true).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,78 +43,142 @@ SCENARIOS = [
     ("http-header-validation", MODERN, False),
 ]
 
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A check that cannot pass here, the verdict the harness gives it and its reason.
+
+    ``says`` must match (``re.search``) the harness's own explanation, its
+    ``errorMessage`` (or ``details.note`` when it gives none), and every member of
+    ``details`` must be in the check's ``details`` (recursively): so a listed check that
+    fails for another reason than the one given here fails the test.
+    """
+
+    status: str
+    why: str  #: ours, for the reader
+    says: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
 NO_TOOLS = "needs a tool: this server has no tools (tools/list and tools/call are -32601)"
-#: (scenario, version) -> {check id: (status the harness reports, why it cannot apply)}
-NOT_APPLICABLE: dict[tuple[str, str], dict[str, tuple[str, str]]] = {
+NOT_FOUND = {"code": -32601}
+LEGACY_CACHE = NotApplicable(
+    "SKIPPED",
+    "ttlMs/cacheScope exist from 2026-07-28 on (the harness skips it for 2025-11-25)",
+    r"^not applicable on negotiated protocol 2025-11-25: ttlMs and cacheScope are defined "
+    r"from 2026-07-28",
+    {"specVersion": LEGACY},
+)
+NO_TOOLS_LIST = NotApplicable(
+    "FAILURE",
+    f"Mcp-Name of tools/call: {NO_TOOLS}",
+    r"^Not testable: tools/list discovery failed, so the Mcp-Name header-validation cases "
+    r"could not be exercised$",
+    {"untestable": True},
+)
+
+
+def _diagnostic_tool(name: str, **details: Any) -> NotApplicable:
+    return NotApplicable(
+        "FAILURE",
+        f"the diagnostic tool {name}: {NO_TOOLS}",
+        rf"^Not testable: server does not list the diagnostic tool '{name}' in tools/list",
+        {"untestable": True, **details},
+    )
+
+
+def _no_subscriptions(note: str) -> NotApplicable:
+    return NotApplicable(
+        "SKIPPED",
+        "subscriptions/listen: nothing here changes, so no listChanged or subscribe "
+        "capability is declared (the harness skips it)",
+        note,
+    )
+
+
+#: (scenario, version) -> {check id: why it cannot pass here}
+NOT_APPLICABLE: dict[tuple[str, str], dict[str, NotApplicable]] = {
     ("sep-2640-skills-enumeration", LEGACY): {
-        "sep-2640-skills-list-cache-attributes": (
-            "SKIPPED",
-            "ttlMs/cacheScope exist from 2026-07-28 on (the harness skips it for 2025-11-25)",
-        ),
-        "sep-2640-skills-get-cache-attributes": (
-            "SKIPPED",
-            "ttlMs/cacheScope exist from 2026-07-28 on (the harness skips it for 2025-11-25)",
-        ),
+        "sep-2640-skills-list-cache-attributes": LEGACY_CACHE,
+        "sep-2640-skills-get-cache-attributes": LEGACY_CACHE,
     },
     ("caching", MODERN): {
-        "sep-2549-tools-list-caching-hints": (
+        f"sep-2549-{kind}-list-caching-hints": NotApplicable(
             "FAILURE",
-            "caching hints on tools/list: this server has no tools, tools/list is -32601",
-        ),
-        "sep-2549-prompts-list-caching-hints": (
-            "FAILURE",
-            "caching hints on prompts/list: this server has no prompts, prompts/list is -32601",
-        ),
+            f"caching hints on {kind}/list: this server has no {kind}, {kind}/list is -32601",
+            rf"^{kind}/list returned JSON-RPC error -32601: Method not found: {kind}/list$",
+            {"error": NOT_FOUND},
+        )
+        for kind in ("tools", "prompts")
     },
     ("http-header-validation", MODERN): {
-        "sep-2243-server-standard-setup": (
+        "sep-2243-server-standard-setup": NotApplicable(
             "FAILURE",
             "the scenario probes every header case with tools/list, which is -32601 here; "
             "tests/http/test_http_contract.py makes the same cases on skills/list and "
             "resources/read",
+            r"^tools/list discovery failed: HTTP 404, JSON-RPC error -32601: Method not "
+            r"found: tools/list$",
+            {"httpStatus": 404, "error": NOT_FOUND},
         ),
-        "sep-2243-server-reject-invalid-headers": (
-            "FAILURE",
-            f"Mcp-Name of tools/call: {NO_TOOLS}",
-        ),
-        "sep-2243-server-accepts-whitespace-header-value": (
-            "FAILURE",
-            f"Mcp-Name of tools/call: {NO_TOOLS}",
-        ),
+        # two checks of this id: a mismatched and a missing Mcp-Name of tools/call
+        "sep-2243-server-reject-invalid-headers": NO_TOOLS_LIST,
+        "sep-2243-server-accepts-whitespace-header-value": NO_TOOLS_LIST,
     },
     ("server-stateless", MODERN): {
-        "sep-2575-server-rejects-undeclared-capability": (
-            "FAILURE",
-            f"the diagnostic tool test_missing_capability: {NO_TOOLS}",
+        "sep-2575-server-rejects-undeclared-capability": _diagnostic_tool(
+            "test_missing_capability", response={"error": NOT_FOUND}
         ),
-        "sep-2575-missing-capability-http-400": (
-            "FAILURE",
-            f"the diagnostic tool test_missing_capability: {NO_TOOLS}",
+        "sep-2575-missing-capability-http-400": _diagnostic_tool(
+            "test_missing_capability", httpStatus=404
         ),
-        "sep-2575-http-server-no-independent-requests-on-stream": (
-            "FAILURE",
-            f"the diagnostic tool test_streaming_elicitation: {NO_TOOLS}",
+        "sep-2575-http-server-no-independent-requests-on-stream": _diagnostic_tool(
+            "test_streaming_elicitation", response={"error": NOT_FOUND}
         ),
-        "sep-2575-server-no-log-without-loglevel": (
-            "FAILURE",
-            f"the diagnostic tool test_logging_tool: {NO_TOOLS}",
+        "sep-2575-server-no-log-without-loglevel": _diagnostic_tool(
+            "test_logging_tool", response={"error": NOT_FOUND}
         ),
         **{
-            check: (
-                "SKIPPED",
-                "subscriptions/listen: nothing here changes, so no listChanged or subscribe "
-                "capability is declared (the harness skips it)",
+            check: _no_subscriptions(
+                r"^Server advertises no subscription-delivered capability; "
+                r"subscriptions/listen is not applicable\.$"
             )
             for check in (
                 "sep-2575-server-sends-subscription-ack",
                 "sep-2575-server-tags-subscription-id",
                 "sep-2575-server-honors-notification-filter",
-                "sep-2575-server-sends-prompts-list-changed-on-subscription",
-                "sep-2575-server-sends-tools-list-changed-on-subscription",
             )
+        },
+        **{
+            f"sep-2575-server-sends-{kind}-list-changed-on-subscription": _no_subscriptions(
+                rf"^Server did not declare {kind}\.listChanged capability in server/discover$"
+            )
+            for kind in ("prompts", "tools")
         },
     },
 }
+
+
+def _contains(actual: Any, expected: Any) -> bool:
+    """True when every member of ``expected`` is in ``actual`` (recursively, for objects)."""
+    if isinstance(expected, Mapping):
+        return isinstance(actual, Mapping) and all(
+            key in actual and _contains(actual[key], value) for key, value in expected.items()
+        )
+    return bool(actual == expected)
+
+
+def _why_not(check: Mapping[str, Any], expected: NotApplicable) -> str | None:
+    """How a check that did not pass differs from what :data:`NOT_APPLICABLE` says of it."""
+    details = check.get("details") or {}
+    said = check.get("errorMessage") or details.get("note") or ""
+    if check["status"] != expected.status:
+        return f"status {check['status']}, not {expected.status}: {said!r}"
+    if not re.search(expected.says, said):
+        return f"the harness says {said!r}, which does not match {expected.says!r}"
+    if not _contains(details, expected.details):
+        return f"details {details!r} do not contain {dict(expected.details)!r}"
+    return None
 
 
 @pytest.mark.slow
@@ -126,12 +194,45 @@ def test_the_official_harness_passes(
     checks = harness.run(server.url, scenario, tmp_path, *extra)
     assert checks, f"{scenario} ran no check"
     expected = NOT_APPLICABLE.get((scenario, version), {})
-    not_passed = {c["id"]: c for c in checks if c["status"] != "SUCCESS"}
-    unexpected = {
-        check_id: (check["status"], check.get("errorMessage"))
-        for check_id, check in not_passed.items()
-        if check_id not in expected
+    wrong: dict[str, list[str]] = {}
+    for check in checks:
+        listed = expected.get(check["id"])
+        if listed is not None:
+            problem = _why_not(check, listed)
+        elif check["status"] != "SUCCESS":
+            problem = f"{check['status']}: {check.get('errorMessage')}"
+        else:
+            problem = None
+        if problem is not None:
+            wrong.setdefault(check["id"], []).append(problem)
+    assert not wrong, wrong
+    # every listed check was run (the list must stay true)
+    assert set(expected) <= {check["id"] for check in checks}
+
+
+def test_the_not_applicable_reasons_are_checked() -> None:
+    """A listed check that does not pass for its listed reason is reported."""
+    reason = NOT_APPLICABLE[("caching", MODERN)]["sep-2549-tools-list-caching-hints"]
+    check: dict[str, Any] = {
+        "id": "sep-2549-tools-list-caching-hints",
+        "status": "FAILURE",
+        "errorMessage": "tools/list returned JSON-RPC error -32601: Method not found: tools/list",
+        "details": {"error": {"code": -32601, "message": "Method not found: tools/list"}},
     }
-    assert not unexpected, unexpected
-    verdicts = {check_id: check["status"] for check_id, check in not_passed.items()}
-    assert verdicts == {check_id: status for check_id, (status, _) in expected.items()}
+    assert _why_not(check, reason) is None
+    timeout = {**check, "errorMessage": "tools/list: request timed out"}
+    assert "does not match" in str(_why_not(timeout, reason))
+    other_code = {**check, "details": {"error": {"code": -32603}}}
+    assert "do not contain" in str(_why_not(other_code, reason))
+    assert "status SUCCESS" in str(_why_not({**check, "status": "SUCCESS"}, reason))
+    untestable = NOT_APPLICABLE[("http-header-validation", MODERN)][
+        "sep-2243-server-reject-invalid-headers"
+    ]
+    not_flagged = {
+        "status": "FAILURE",
+        "errorMessage": "Not testable: tools/list discovery failed, so the Mcp-Name "
+        "header-validation cases could not be exercised",
+        "details": {},
+    }
+    assert "do not contain" in str(_why_not(not_flagged, untestable))
+    assert _why_not({**not_flagged, "details": {"untestable": True}}, untestable) is None

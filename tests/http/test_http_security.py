@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +51,18 @@ def _read_all(sock: socket.socket) -> bytes:
     while chunk := sock.recv(65536):
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _refused(reply: bytes, status: int) -> None:
+    """``reply`` is a whole ``status`` response with a JSON-RPC error as its body, after
+    which the server closed the connection."""
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 %d " % status), reply[:80]
+    lines = head.lower().split(b"\r\n")
+    assert b"content-type: application/json" in lines and b"connection: close" in lines
+    assert b"content-length: %d" % len(body) in lines
+    message = json.loads(body)
+    assert message["error"]["code"] == -32600 and "id" not in message
 
 
 # -- Host and Origin --------------------------------------------------------------------
@@ -101,6 +114,196 @@ def test_allow_host_and_allow_origin(examples_skp: Path) -> None:
             assert response.status == status, headers
     finally:
         running.stop()
+
+
+# -- browsers (CORS) --------------------------------------------------------------------
+
+APP = "https://app.example"
+REQUEST_HEADERS = {
+    "content-type",
+    "accept",
+    "authorization",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+}
+
+
+def _preflight(
+    server: HttpServer, origin: str, *, host: str | None = None, path: str | None = None
+) -> tuple[bytes, dict[str, str], bytes]:
+    """A browser's CORS preflight, as raw bytes: (status line, headers, body)."""
+    sock = _raw(
+        server,
+        f"OPTIONS {path or server.path} HTTP/1.1\r\nHost: {host or f'127.0.0.1:{server.port}'}"
+        f"\r\nOrigin: {origin}\r\nAccess-Control-Request-Method: POST\r\n"
+        "Access-Control-Request-Headers: content-type, mcp-method, mcp-protocol-version, "
+        "authorization\r\nConnection: close\r\n\r\n".encode(),
+    )
+    reply = _read_all(sock)
+    sock.close()
+    head, _, body = reply.partition(b"\r\n\r\n")
+    status, *lines = head.split(b"\r\n")
+    headers = {}
+    for line in lines:
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers, body
+
+
+@pytest.fixture(scope="module")
+def browser_server(
+    examples_skp: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    token_file = tmp_path_factory.mktemp("token") / "token"
+    token_file.write_text(TOKEN + "\n")
+    running = start_server(
+        examples_skp, "--allow-origin", APP, "--token-file", token_file, "--max-body-bytes", "4000"
+    )
+    yield running
+    running.stop()
+
+
+def test_a_preflight_from_an_accepted_origin_needs_no_token(browser_server: HttpServer) -> None:
+    for origin in (APP, f"http://127.0.0.1:{browser_server.port}"):  # and the server's own
+        status, headers, body = _preflight(browser_server, origin)
+        assert status.startswith(b"HTTP/1.1 204 "), status
+        assert body == b"" and "content-length" not in headers
+        assert headers["access-control-allow-origin"] == origin
+        methods = {m.strip() for m in headers["access-control-allow-methods"].split(",")}
+        assert {"POST", "DELETE"} <= methods and "GET" not in methods  # no SSE stream
+        allowed = {h.strip().lower() for h in headers["access-control-allow-headers"].split(",")}
+        assert allowed == REQUEST_HEADERS
+        assert int(headers["access-control-max-age"]) > 0
+        assert headers["vary"] == "Origin"
+        assert "www-authenticate" not in headers
+    assert "access-control-allow-credentials" not in headers  # the token is a header
+
+
+def test_a_preflight_still_checks_host_origin_and_path(browser_server: HttpServer) -> None:
+    for origin in ("https://app.example.evil", "null", "http://evil.example"):
+        status, headers, _ = _preflight(browser_server, origin)
+        assert status.startswith(b"HTTP/1.1 403 "), (origin, status)
+        assert not [h for h in headers if h.startswith("access-control-")]
+        assert headers["vary"] == "Origin"
+    status, headers, _ = _preflight(browser_server, APP, host="evil.example.com")
+    assert status.startswith(b"HTTP/1.1 403 ")  # DNS rebinding: the Host comes first
+    assert not [h for h in headers if h.startswith("access-control-")]
+    status, _, _ = _preflight(browser_server, APP, path="/elsewhere")
+    assert status.startswith(b"HTTP/1.1 404 ")
+    # an OPTIONS that is not a preflight is an ordinary request: behind the token
+    plain = browser_server.request("OPTIONS", None, {"Origin": APP})
+    assert plain.status == 401 and plain.headers["access-control-allow-origin"] == APP
+    authorized = {"Origin": APP, "Authorization": f"Bearer {TOKEN}"}
+    plain = browser_server.request("OPTIONS", None, authorized)
+    assert plain.status == 204 and plain.headers["allow"] == "POST, DELETE, OPTIONS"
+
+
+def test_replies_to_an_accepted_origin_carry_cors_headers(browser_server: HttpServer) -> None:
+    authorized = {**HEADERS, "Origin": APP, "Authorization": f"Bearer {TOKEN}"}
+
+    def assert_cors(response: Any) -> None:
+        assert response.headers["access-control-allow-origin"] == APP
+        exposed = {
+            h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")
+        }
+        assert exposed == {"mcp-session-id", "www-authenticate"}
+        assert response.headers["vary"] == "Origin"
+
+    ok = browser_server.request("POST", BODY, authorized)
+    assert ok.status == 200
+    assert_cors(ok)
+    # refusals too, so that a page can read why: no token, a bad message, too large
+    missing = browser_server.request("POST", BODY, {**HEADERS, "Origin": APP})
+    assert missing.status == 401 and missing.headers["www-authenticate"]
+    assert_cors(missing)
+    bad = browser_server.request("POST", b"{}", authorized)
+    assert bad.status == 400
+    assert_cors(bad)
+    large = browser_server.request("POST", b"[" + b" " * 5000 + b"]", authorized)
+    assert large.status == 413
+    assert_cors(large)
+    # a legacy session: a page can read its id
+    legacy = {**authorized, "MCP-Protocol-Version": "2025-11-25"}
+    del legacy["Mcp-Method"]
+    opened = browser_server.request(
+        "POST", rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}), legacy
+    )
+    assert opened.status == 200 and opened.headers["mcp-session-id"]
+    assert_cors(opened)
+    ended = browser_server.request(
+        "DELETE", None, {**legacy, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    )
+    assert ended.status == 204
+    assert_cors(ended)
+    # no Origin (not a browser): no CORS headers
+    plain = browser_server.request("POST", BODY, {**HEADERS, "Authorization": f"Bearer {TOKEN}"})
+    assert plain.status == 200
+    assert not [h for h in plain.headers if h.startswith("access-control-")]
+    # a refused Origin: 403, nothing a browser would let the page read
+    refused = browser_server.request("POST", BODY, {**authorized, "Origin": "https://evil.example"})
+    assert refused.status == 403
+    assert not [h for h in refused.headers if h.startswith("access-control-")]
+
+
+def test_any_origin_is_named_not_starred(examples_skp: Path) -> None:
+    running = start_server(examples_skp, "--allow-origin", "*")
+    try:
+        for origin in ("https://one.example", "http://localhost:5173"):
+            response = running.request("POST", BODY, {**HEADERS, "Origin": origin})
+            assert response.status == 200
+            assert response.headers["access-control-allow-origin"] == origin
+            status, headers, _ = _preflight(running, origin)
+            assert status.startswith(b"HTTP/1.1 204 ")
+            assert headers["access-control-allow-origin"] == origin
+    finally:
+        running.stop()
+
+
+# -- what clients cannot make the server log ---------------------------------------------
+
+
+def test_upgrade_and_connect_requests_are_logged_as_requests(token_server: HttpServer) -> None:
+    """A client without a token asking for a WebSocket or a tunnel gets a refusal and one
+    access log line, not warnings (one of uvicorn's wrongly advises installing a
+    WebSocket library: no protocol is switched to here, by design)."""
+    port = token_server.port
+    upgrade = _raw(
+        token_server,
+        f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\n"
+        "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n".encode(),
+    )
+    reply = _read_all(upgrade)  # answered, then closed: nothing is switched to
+    upgrade.close()
+    assert reply.startswith(b"HTTP/1.1 401 "), reply[:80]
+    assert b"connection: close" in reply.lower()
+    rebinding = _raw(
+        token_server,
+        b"GET /mcp HTTP/1.1\r\nHost: evil.example\r\nConnection: Upgrade\r\n"
+        b"Upgrade: websocket\r\n\r\n",
+    )
+    reply = _read_all(rebinding)  # refused before anything else, and closed too
+    rebinding.close()
+    assert reply.startswith(b"HTTP/1.1 403 ") and b"connection: close" in reply.lower()
+    for target in ("example.com:443", f"127.0.0.1:{port}"):
+        tunnel = _raw(token_server, f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        reply = _read_all(tunnel)
+        tunnel.close()
+        _refused(reply, 400)
+    garbage = _raw(token_server, b"\x16\x03\x01 not http at all\r\n\r\n")  # TLS to plain http
+    _refused(_read_all(garbage), 400)
+    garbage.close()
+    token_server.wait_for(r" GET /mcp 401 ")
+    token_server.wait_for(r" CONNECT - 400 ")
+    token_server.wait_for(r" - - 400 ")
+    time.sleep(0.2)
+    text = token_server.stderr()
+    for noise in ("uvicorn", "WebSocket", "websockets", "Unsupported upgrade", "Invalid HTTP"):
+        assert noise not in text, text
+    assert len([line for line in token_server.lines if " CONNECT - 400 " in line]) == 2
 
 
 # -- bearer tokens ----------------------------------------------------------------------
@@ -192,11 +395,14 @@ def test_a_client_that_never_finishes_its_headers_does_not_stop_others(
             assert running.request("POST", BODY, HEADERS).status == 200
         reply = _read_all(slow)  # after the header timeout: 408, then the server closes
         slow.close()
-        assert reply.startswith(b"HTTP/1.1 408 "), reply[:80]
+        _refused(reply, 408)
         # a connection that sends nothing at all is closed too
         silent = socket.create_connection((running.host, running.port), timeout=10)
-        assert _read_all(silent).startswith(b"HTTP/1.1 408 ")
+        _refused(_read_all(silent), 408)
         silent.close()
+        # each in the access log, as the requests the app answers are
+        running.wait_for(r" POST - 408 \d+ \d")
+        running.wait_for(r" - - 408 ")
     finally:
         running.stop()
 
@@ -234,7 +440,8 @@ def test_headers_too_large_get_431(server: HttpServer) -> None:
     )
     reply = _read_all(sock)
     sock.close()
-    assert reply.startswith(b"HTTP/1.1 431 "), reply[:80]
+    _refused(reply, 431)
+    server.wait_for(r" POST - 431 ")
 
 
 def test_connections_over_the_limit_get_503(examples_skp: Path) -> None:
@@ -244,8 +451,11 @@ def test_connections_over_the_limit_get_503(examples_skp: Path) -> None:
         for conn in held:  # each answered, then kept alive
             assert running.request("POST", BODY, HEADERS, conn=conn).status == 200
         extra = socket.create_connection((running.host, running.port), timeout=10)
-        assert _read_all(extra).startswith(b"HTTP/1.1 503 ")
+        reply = _read_all(extra)
+        _refused(reply, 503)
+        assert b"\r\nretry-after: 1\r\n" in reply
         extra.close()
+        running.wait_for(r" - - 503 ")
         held[0].close()
         deadline = time.monotonic() + 10
         while True:  # the closed one frees its slot once the server has seen it go

@@ -28,6 +28,10 @@ def test_install_copies_exactly_the_bundles_files_and_pins_them(
     (project / ".claude").mkdir()
     proc = ok(sp("install", bundles.v1, "-a", "claude-code", "-a", "codex"))
     assert "wrote skillpack-install.lock" in proc.stdout
+    assert "installed review (acme 1.0.0): .agents/skills/review, .claude/skills/review" in (
+        proc.stdout.splitlines()
+    )
+    assert "3 skills pinned, 3 written, 0 unchanged" in proc.stdout
     for agent_dir in (".claude/skills", ".agents/skills"):
         for name, skill_path in (("review", "review"), ("release", "release"),
                                  ("notes", "team/notes")):  # fmt: skip
@@ -75,7 +79,7 @@ def test_a_rerun_writes_nothing(sp: Run, project: Path, bundles: Bundles) -> Non
     ok(sp("install", bundles.v1, "-a", "claude-code", "-a", "windsurf"))
     before = snapshot(project)
     again = ok(sp("install"))
-    assert "lock up to date" in again.stdout and "installed " not in again.stdout
+    assert "3 skills pinned, 0 written, 3 unchanged; lock up to date" in again.stdout
     same_source = ok(sp("install", bundles.v1, "-a", "claude-code"))
     assert "lock up to date" in same_source.stdout
     assert snapshot(project) == before  # not one mtime changed
@@ -265,6 +269,8 @@ def test_signature_policy(
     shutil.copy(bundles.v1, unsigned)
     refused(sp("install", signed, "-a", "codex", "--require-signature"), "SIG020", 2)
     refused(sp("install", unsigned, "-a", "codex", "--key", keys[1]), "SIG001", 1)
+    refused(sp("install", unsigned, "-a", "codex", "--require-signature", "--key", keys[1]),
+            "SIG001", 1)  # fmt: skip
     refused(sp("install", signed, "-a", "codex", "--key", other_keys[1]), "SIG", 1)
     assert list(project.iterdir()) == []
     ok(sp("install", signed, "-a", "codex", "--require-signature", "--key", keys[1]))

@@ -41,6 +41,7 @@ class FakeRegistry:
     manifests: dict[str, tuple[bytes, str]] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     log: list[tuple[str, str]] = field(default_factory=list)
+    authorizations: list[str] = field(default_factory=list)  #: every Authorization received
     on_request: Callable[[str, str], None] | None = None
 
     @property
@@ -99,6 +100,8 @@ class FakeRegistry:
             def _handle(self) -> None:
                 url = urlsplit(self.path)
                 registry.log.append((self.command, url.path))
+                if self.headers.get("Authorization"):
+                    registry.authorizations.append(self.headers["Authorization"])
                 if registry.on_request is not None:
                     registry.on_request(self.command, url.path)
                 body = self._body() if self.command in ("PUT", "POST") else b""

@@ -9,6 +9,7 @@ within the subprocess timeout (no hang)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import socket
@@ -20,10 +21,12 @@ from pathlib import Path
 
 import pytest
 
+from skillpack.errors import SkillpackError
 from skillpack.signing.keys import generate_keypair
 from tests.conftest import cli_env, run_cli
 from tests.mcp_wire import HANG_GUARD_S, request_line
 from tests.registry.conftest import PASSWORDS, READER, USERS, WRITER, files_under
+from tests.registry.fake_registry import FakeRegistry
 from tests.registry.servers import DistributionRegistry, TokenServer, closed_port
 from tests.signing.conftest import IDENTITY
 from tests.sigstore_local import LocalSigstore
@@ -425,3 +428,438 @@ def test_usage_errors_name_the_option(
     offline = skillpack("pull", ref + "@sha256:" + "1" * 64, "--offline", env=env)
     refused(offline, "REG060", 2)
     _nothing_written(tmp_path / "cache")
+
+
+# -- the manifest, referrers and files beside a pull ----------------------------------------
+
+
+def _manifest(registry: DistributionRegistry, reference: str) -> dict[str, object]:
+    repository, _, digest = reference.removeprefix(f"oci://{registry.host}/").partition("@")
+    request = urllib.request.Request(
+        f"http://{registry.host}/v2/{repository}/manifests/{digest}",
+        headers={"Accept": "application/vnd.oci.image.manifest.v1+json"},
+    )
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        return json.load(answer)  # type: ignore[no-any-return]
+
+
+def test_the_manifest_digest_does_not_depend_on_the_file_names(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """The same signed bundle pushed as dist/oci-demo-1.2.3.skp and as renamed.skp (its
+    signature renamed with it): the same manifest and the same signature referrer; the
+    titles come from the verified lock's name and version."""
+    env = cli_registry_env
+    ok(skillpack("sign", project, "--key", keys[0], env=env))
+    renamed = tmp_path / "elsewhere" / "renamed.skp"
+    renamed.parent.mkdir()
+    shutil.copyfile(project, renamed)
+    shutil.copyfile(f"{project}.sigstore.json", f"{renamed}.sigstore.json")
+    first = skillpack("push", project, registry.ref("acme/skills", "a"), env=env)
+    second = skillpack("push", renamed, registry.ref("acme/skills", "b"), env=env)
+    assert _pushed_reference(first, registry.host) == _pushed_reference(second, registry.host)
+
+    def referrer(proc: subprocess.CompletedProcess[str]) -> str:
+        (line,) = [line for line in proc.stderr.splitlines() if "as referrer" in line]
+        return line.rpartition(" ")[2]
+
+    assert referrer(first) == referrer(second)
+    manifest = _manifest(registry, first.stdout.strip())
+    assert manifest["annotations"]["org.opencontainers.image.title"] == "oci-demo-1.2.3.skp"  # type: ignore[index]
+    (layer,) = manifest["layers"]  # type: ignore[misc]
+    assert layer["annotations"] == {"org.opencontainers.image.title": "oci-demo-1.2.3.skp"}
+    signature = _manifest(registry, first.stdout.strip().rpartition("@")[0] + "@" + referrer(first))
+    (sig_layer,) = signature["layers"]  # type: ignore[misc]
+    assert sig_layer["annotations"] == {
+        "org.opencontainers.image.title": "oci-demo-1.2.3.skp.sigstore.json"
+    }
+
+
+def _delete_manifest(registry: DistributionRegistry, repository: str, digest: str) -> None:
+    request = urllib.request.Request(
+        f"http://{registry.host}/v2/{repository}/manifests/{digest}", method="DELETE"
+    )
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        assert answer.status == 202
+
+
+def _referrer_of(push: subprocess.CompletedProcess[str]) -> str:
+    (line,) = [line for line in push.stderr.splitlines() if "as referrer" in line]
+    return line.rpartition(" ")[2]
+
+
+def test_a_signature_referrer_deleted_from_the_registry_is_skipped(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """The referrers tag schema's index still lists the signature manifest, which is gone
+    (404). A pull without signature options does not need it: pulled, with a note. With
+    signature options there is no signature left: SIG001 (exit 1), never REG030."""
+    env = cli_registry_env
+    private, public = keys
+    tagged = registry.ref("acme/skills", "1")
+    push = skillpack("push", project, tagged, "--sign", "--key", private, env=env)
+    by_digest = _pushed_reference(push, registry.host)
+    _delete_manifest(registry, "acme/skills", _referrer_of(push))
+    out = tmp_path / "out"
+    out.mkdir()
+
+    pulled = ok(skillpack("pull", tagged, "-o", out / "a.skp", env=env))
+    assert "gone from the registry (HTTP 404): skipped" in pulled.stderr
+    assert files_under(out) == [out / "a.skp"]  # no signature to write beside it
+    assert (out / "a.skp").read_bytes() == project.read_bytes()
+    ok(skillpack("verify", tagged, env=env))
+
+    fresh = {**env, "SKILLPACK_CACHE_DIR": str(tmp_path / "fresh-cache")}
+    for environment in (env, fresh):  # the cache's record, and the registry itself
+        message = refused(
+            skillpack("pull", by_digest, "--key", public, "-o", out / "b.skp", env=environment),
+            "SIG001",
+            1,
+        )
+        assert "gone from the registry (HTTP 404)" in message and "REG030" not in message
+    refused(skillpack("verify", tagged, "--key", public, env=fresh), "SIG001", 1)
+    for environment in (env, {**env, "SKILLPACK_CACHE_DIR": str(tmp_path / "serve-cache")}):
+        served = serve_list(tagged, "--require-signature", "--key", public, env=environment)[0]
+        assert "REG030" not in refused(served, "SIG001", 1)
+        assert served.stdout == ""
+    assert files_under(out) == [out / "a.skp"]
+
+
+def test_signature_referrers_that_cannot_be_fetched_stop_only_what_needs_them(
+    registry: DistributionRegistry,
+    project: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """The signature blob changed in the registry's storage: a pull without signature
+    options is not about signatures (pulled, a note, no signature written); with
+    --key it is a failed check (REG042, exit 1), and the cache recorded no referrers."""
+    env = cli_registry_env
+    private, public = keys
+    tagged = registry.ref("acme/skills", "1")
+    push = skillpack("push", project, tagged, "--sign", "--key", private, env=env)
+    _pushed_reference(push, registry.host)
+    signature = _manifest(registry, f"oci://{registry.host}/acme/skills@{_referrer_of(push)}")
+    blob = registry.blob_data(signature["layers"][0]["digest"])  # type: ignore[index]
+    data = blob.read_bytes()
+    blob.write_bytes(data[:-2] + b"\n\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    pulled = ok(skillpack("pull", tagged, "-o", out / "a.skp", env=env))
+    assert "note: the signature referrer" in pulled.stderr and "REG042" in pulled.stderr
+    assert files_under(out) == [out / "a.skp"]
+    refused(skillpack("pull", tagged, "--key", public, "-o", out / "b.skp", env=env), "REG042", 1)
+    refused(serve_list(tagged, "--require-signature", "--key", public, env=env)[0], "REG042", 1)
+    assert files_under(out) == [out / "a.skp"]
+    blob.write_bytes(data)  # repaired: the next pull fetches the referrers again
+    ok(skillpack("pull", tagged, "--key", public, "-o", out / "b.skp", env=env))
+
+
+def test_an_unsigned_pull_never_lands_beside_another_archives_signature(
+    registry: DistributionRegistry,
+    project: Path,
+    other_bundle: Path,
+    keys: tuple[Path, Path],
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """out.skp.sigstore.json from an earlier pull of another bundle: pulling an unsigned
+    bundle to out.skp removes it (verify --key then says SIG001, no signature, not a
+    mismatch); a signature of this very archive is kept; a write that fails puts the
+    old signature back."""
+    env = cli_registry_env
+    private, public = keys
+    signed = _pushed_reference(
+        skillpack("push", other_bundle, registry.ref("acme/skills", "other"), "--sign", "--key",
+                  private, env=env),
+        registry.host,
+    )  # fmt: skip
+    unsigned = _pushed_reference(
+        skillpack("push", project, registry.ref("acme/skills", "1"), env=env), registry.host
+    )
+    out = tmp_path / "out"
+    target = out / "out.skp"
+    ok(skillpack("pull", signed, "--key", public, "-o", target, env=env))
+    ok(skillpack("verify", target, "--key", public, env=env))
+    pulled = ok(skillpack("pull", unsigned, "-o", target, env=env))
+    assert "removed" in pulled.stdout and "out.skp.sigstore.json" in pulled.stdout
+    assert files_under(out) == [target] and target.read_bytes() == project.read_bytes()
+    ok(skillpack("verify", target, env=env))
+    refused(skillpack("verify", target, "--key", public, env=env), "SIG001", 1)
+
+    # a signature of this archive (signed here, never pushed) stays beside it
+    ok(skillpack("sign", target, "--key", private, env=env))
+    kept = Path(f"{target}.sigstore.json").read_bytes()
+    again = ok(skillpack("pull", unsigned, "-o", target, env=env))
+    assert "removed" not in again.stdout
+    assert Path(f"{target}.sigstore.json").read_bytes() == kept
+    ok(skillpack("verify", target, "--key", public, env=env))
+
+    # a path that cannot be the bundle (a directory): refused before anything, the
+    # signature beside it untouched
+    blocked = out / "blocked.skp"
+    (blocked / "x").mkdir(parents=True)
+    stale = Path(f"{blocked}.sigstore.json")
+    stale.write_bytes(b"an old signature")
+    refused(skillpack("pull", unsigned, "-o", blocked, env=env), "OUT002", 2)
+    assert stale.read_bytes() == b"an old signature"
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["out.skp", "out.skp.sigstore.json", "blocked.skp", "blocked.skp.sigstore.json"]
+    )
+
+
+def test_a_stale_signature_set_aside_is_put_back_when_the_bundle_cannot_be_written(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle's commit fails (a full disk, say) after the stale signature was set
+    aside: it is put back, the old bundle stays, nothing else is left."""
+    import errno
+
+    from skillpack._internal import fsutil
+    from skillpack.cli.oci import Pulled, write_pulled
+    from skillpack.registry import FetchResult
+    from skillpack.registry.reference import parse_reference
+
+    digest = "sha256:" + hashlib.sha256(project.read_bytes()).hexdigest()
+    fetched = FetchResult(
+        reference=parse_reference("oci://127.0.0.1:5000/acme/skills@sha256:" + "a" * 64),
+        manifest_digest="sha256:" + "a" * 64,
+        manifest=b"{}",
+        bundle_path=project,
+        bundle_digest=digest,
+        bundle_size=project.stat().st_size,
+        name=None,
+        version=None,
+        signatures=(),
+        from_cache=True,
+    )
+    pulled = Pulled(fetched, "oci-demo", "1.2.3", 2, 4, digest, digest, None, None)
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "out.skp"
+    target.write_bytes(b"the previous bundle")
+    Path(f"{target}.sigstore.json").write_bytes(b"the previous bundle's signature")
+
+    def full(self: fsutil.Output) -> None:
+        raise self.error(OSError(errno.ENOSPC, "No space left on device"))
+
+    monkeypatch.setattr(fsutil.Output, "commit", full)
+    with pytest.raises(SkillpackError) as info:
+        write_pulled(pulled, target)
+    assert info.value.code == "OUT003"
+    assert sorted(p.name for p in out.iterdir()) == ["out.skp", "out.skp.sigstore.json"]
+    assert target.read_bytes() == b"the previous bundle"
+    assert Path(f"{target}.sigstore.json").read_bytes() == b"the previous bundle's signature"
+    monkeypatch.undo()
+    written = write_pulled(pulled, target)
+    assert written.removed == Path(f"{target}.sigstore.json")
+    assert sorted(p.name for p in out.iterdir()) == ["out.skp"]
+    assert target.read_bytes() == project.read_bytes()
+
+
+# -- credentials: only the ones meant for this registry --------------------------------------
+
+
+def _netrc(tmp_path: Path, login: str, password: str) -> dict[str, str]:
+    path = tmp_path / "netrc"
+    path.write_text(f"machine 127.0.0.1 login {login} password {password}\n", encoding="utf-8")
+    path.chmod(0o600)
+    return {"NETRC": str(path)}
+
+
+def test_a_netrc_entry_for_the_registry_host_is_never_used(
+    basic_registry: DistributionRegistry,
+    token_server: TokenServer,
+    bearer_registry: DistributionRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """requests would read ~/.netrc or $NETRC (trust_env) and put its credentials over
+    the client's own Authorization header, and on the first, anonymous request."""
+    # a wrong password in netrc: --username with --password-stdin still pushes (the
+    # token server gets the right one)
+    wrong = {**cli_registry_env, **_netrc(tmp_path, WRITER, "netrc-Wrong-pw")}
+    tagged = bearer_registry.ref("acme/skills", "1")
+    ok(skillpack("push", project, tagged, "--username", WRITER, "--password-stdin",
+                 env=wrong, stdin=PASSWORDS[WRITER]))  # fmt: skip
+    assert all(not r.get("refused") for r in token_server.requests)
+    # the right password in netrc: not used either (no credentials given: REG020)
+    right = {**cli_registry_env, **_netrc(tmp_path, "alice", USERS["alice"])}
+    basic = basic_registry.ref("acme/skills", "1")
+    refused(skillpack("push", project, basic, env=right), "REG020", 2)
+    ok(skillpack("push", project, basic, "--username", "alice", "--password-stdin",
+                 env=right, stdin=USERS["alice"]))  # fmt: skip
+    refused(skillpack("pull", basic, "-o", tmp_path / "x.skp", env=right), "REG020", 2)
+    refused(serve_list(basic, env=right)[0], "REG020", 2)
+    assert not (tmp_path / "x.skp").exists()
+
+
+def test_environment_credentials_go_to_one_registry_only(
+    basic_registry: DistributionRegistry,
+    fake: FakeRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """SKILLPACK_REGISTRY_USERNAME/PASSWORD are offered to the registry SKILLPACK_REGISTRY
+    names, else to the registry of the command's own reference, and serve with sources
+    on several registries offers them to none: another registry that asks for
+    credentials (the fake one, recording every Authorization header) never gets them."""
+    fake.challenge = 'Basic realm="elsewhere"'
+    ok(skillpack("push", project, basic_registry.ref("acme/skills", "1"), "--username", "alice",
+                 "--password-stdin", env=cli_registry_env, stdin=USERS["alice"]))  # fmt: skip
+    creds = {
+        **cli_registry_env,
+        "SKILLPACK_REGISTRY_USERNAME": "alice",
+        "SKILLPACK_REGISTRY_PASSWORD": USERS["alice"],
+    }
+    pinned = {**creds, "SKILLPACK_REGISTRY": basic_registry.host}
+    basic, other = basic_registry.ref("acme/skills", "1"), fake.ref("acme/skills", "1")
+    out = tmp_path / "out"
+
+    ok(skillpack("pull", basic, "-o", out / "a.skp", env=pinned))
+    message = refused(skillpack("pull", other, "-o", out / "b.skp", env=pinned), "REG020", 2)
+    assert f"SKILLPACK_REGISTRY={fake.host}" in message  # says why they were not offered
+    served = serve_list(basic, other, env=pinned)[0]  # the first pulled, the other refused
+    assert f"oci://{basic_registry.host}/acme/skills@sha256:" in served.stderr
+    assert ": pulled (" in served.stderr
+    refused(served, "REG020", 2)
+    # no SKILLPACK_REGISTRY: serve's sources are on two registries, so neither gets them
+    refused(serve_list(other, basic, env=creds)[0], "REG020", 2)
+    refused(serve_list(basic, other, env=creds)[0], "REG020", 2)
+    assert fake.authorizations == []
+    assert USERS["alice"] not in message
+    # the command's own reference: the one registry they are offered to (the fake one
+    # takes any credentials, then has no such manifest)
+    refused(skillpack("pull", other, "-o", out / "b.skp", env=creds), "REG030", 2)
+    assert fake.authorizations and all(a.startswith("Basic ") for a in fake.authorizations)
+    # SKILLPACK_REGISTRY must be host[:port]
+    bad = {**creds, "SKILLPACK_REGISTRY": f"https://{basic_registry.host}/v2/"}
+    refused(skillpack("pull", basic, "-o", out / "c.skp", env=bad), "REG025", 2)
+    assert files_under(out) == [out / "a.skp"]
+
+
+def test_registry_failures_show_the_http_status(
+    token_server: TokenServer,
+    bearer_registry: DistributionRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    env = cli_registry_env
+    tagged = bearer_registry.ref("acme/skills", "1")
+    # the token server refuses the password: its 401 is shown, not only the code
+    wrong = skillpack("push", project, tagged, "--username", WRITER, "--password-stdin",
+                      env=env, stdin="not-the-password")  # fmt: skip
+    message = refused(wrong, "REG021", 2)
+    assert "the token server" in message and "\n  HTTP 401" in message
+    assert "not-the-password" not in message
+    # a tag that is not there
+    absent = skillpack("pull", tagged, "--username", READER, "--password-stdin",
+                       "-o", tmp_path / "x.skp", env=env, stdin=PASSWORDS[READER])  # fmt: skip
+    message = refused(absent, "REG030", 2)
+    assert "HTTP 404" in message and "MANIFEST_UNKNOWN" in message
+    # a token server that answers 200 without a token (a fake registry's /v2/ answers
+    # {}): REG023 with its status
+    with FakeRegistry() as realm, FakeRegistry() as fake:
+        fake.challenge = f'Bearer realm="http://{realm.host}/v2/",service="fake"'
+        broken = skillpack("pull", fake.ref("acme/skills", "1"), "-o", tmp_path / "x.skp",
+                           env=env)  # fmt: skip
+    message = refused(broken, "REG023", 2)
+    assert "sent no token" in message and "\n  HTTP 200" in message
+    assert not (tmp_path / "x.skp").exists()
+
+
+# -- the cache: a bundle blob hashed when written, not on every read -------------------------
+
+
+def _cached_blob(env: dict[str, str], digest: str) -> Path:
+    return Path(env["SKILLPACK_CACHE_DIR"]) / "oci" / "blobs" / "sha256" / digest[7:]
+
+
+def _forge_stamp(env: dict[str, str], digest: str) -> None:
+    """Make the stamp match the changed file, as if its bytes had rotted on the disk
+    without any write (which changes nothing a stat shows)."""
+    status = _cached_blob(env, digest).stat()
+    stamp = Path(env["SKILLPACK_CACHE_DIR"]) / "oci" / "stamps" / "sha256" / digest[7:]
+    assert stamp.is_file()
+    stamp.write_text(
+        f"{status.st_size} {status.st_mtime_ns} {status.st_ctime_ns} "
+        f"{status.st_ino} {status.st_dev}\n"
+    )
+
+
+def _flip(path: Path, offset: int) -> None:
+    with path.open("r+b") as f:
+        f.seek(offset)
+        byte = f.read(1)
+        f.seek(offset)
+        f.write(bytes([byte[0] ^ 0xFF]))
+
+
+def test_a_cached_bundle_that_changed_is_fetched_again(
+    registry: DistributionRegistry,
+    project: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """A cached blob is not hashed on every read: its stamp (size, times, inode) says
+    it is the file whose digest was checked. A blob written since (stamp differs) is
+    hashed; one changed without a trace (the stamp forged here) is caught by the
+    verification (pull) or the reader (serve). Either way the copy is removed and
+    fetched again; offline, it is missing (REG060)."""
+    env = cli_registry_env
+    reference = _pushed_reference(
+        skillpack("push", project, registry.ref("acme/skills", "1"), env=env), registry.host
+    )
+    layer = _manifest(registry, reference)["layers"][0]["digest"]  # type: ignore[index]
+    out = tmp_path / "out"
+    ok(skillpack("pull", reference, "-o", out / "a.skp", env=env))
+    blob = _cached_blob(env, layer)
+    assert blob.read_bytes() == project.read_bytes()
+    cached = ok(skillpack("pull", reference, "-o", out / "a.skp", env=env))
+    assert "(from the cache)" in cached.stdout
+
+    middle = blob.stat().st_size // 2
+    _flip(blob, middle)  # a write: the stamp no longer matches
+    again = ok(skillpack("pull", reference, "-o", out / "b.skp", env=env))
+    assert "(from the registry)" in again.stdout
+    assert (out / "b.skp").read_bytes() == project.read_bytes() == blob.read_bytes()
+
+    _flip(blob, middle)
+    _forge_stamp(env, layer)  # unchanged to a stat: the full verification finds it
+    again = ok(skillpack("pull", reference, "-o", out / "c.skp", env=env))
+    assert "(from the registry)" in again.stdout
+    assert (out / "c.skp").read_bytes() == project.read_bytes() == blob.read_bytes()
+    ok(skillpack("verify", reference, env=env))
+
+    # serve (by tag): the central directory's end record broken without a trace: the
+    # reader refuses to open it, the copy is hashed, found changed and fetched again,
+    # by digest
+    end = project.read_bytes().rfind(b"PK\x05\x06")
+    _flip(blob, end)
+    _forge_stamp(env, layer)
+    proc, responses = serve_list(registry.ref("acme/skills", "1"), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "the cached copy had changed since it was fetched" in proc.stderr
+    assert len(responses[0]["result"]["skills"]) == 2  # type: ignore[index]
+    assert blob.read_bytes() == project.read_bytes()
+    # a change a stat shows: hashed at once, before anything is opened
+    _flip(blob, middle)
+    proc, responses = serve_list(reference, env=env)
+    assert proc.returncode == 0 and f"{reference}: pulled" in proc.stderr, proc.stderr
+    # offline, a changed copy is a missing one
+    _flip(blob, middle)
+    refused(skillpack("pull", reference, "--offline", "-o", out / "d.skp", env=env), "REG060", 2)
+    assert not blob.exists()  # removed: the next online fetch gets it again
+    assert sorted(p.name for p in out.iterdir()) == ["a.skp", "b.skp", "c.skp"]

@@ -304,3 +304,52 @@ def test_loopback_registries_bypass_proxies_from_the_environment(
     for name in ("NO_PROXY", "no_proxy"):
         monkeypatch.delenv(name, raising=False)
     assert _client(fake, options).blob_exists("sha256:" + "1" * 64) is False
+
+
+def test_proxies_from_the_environment_still_apply_off_loopback(
+    fake: FakeRegistry, options: ClientOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session does not trust the environment (no netrc), but its proxies are still
+    used: a registry off loopback is reached through HTTP_PROXY (the fake registry is
+    the proxy here, answering the absolute-form requests), unless NO_PROXY names it."""
+    import dataclasses
+
+    from skillpack.registry.transport import _proxies
+
+    monkeypatch.setenv("HTTP_PROXY", f"http://{fake.host}")
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    for name in ("NO_PROXY", "no_proxy", "http_proxy", "https_proxy", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    insecure = dataclasses.replace(options, insecure=True)
+    client = RegistryClient("registry.test", "acme/skills", insecure)
+    assert client.blob_exists("sha256:" + "1" * 64) is False
+    assert ("HEAD", "/v2/acme/skills/blobs/sha256:" + "1" * 64) in fake.log
+    assert _proxies("https://registry.test/v2/") == {
+        "http": f"http://{fake.host}",
+        "https": "http://proxy.invalid:3128",
+    }
+    monkeypatch.setenv("NO_PROXY", "registry.test")
+    assert _proxies("https://registry.test/v2/") == {}
+    assert _proxies("http://127.0.0.1:5000/v2/") == {}  # loopback: never a proxy
+
+
+def test_an_upload_without_a_location_shows_the_status(
+    fake: FakeRegistry, options: ClientOptions
+) -> None:
+    fake.fail_next = [(404, {}), (202, {})]  # no such blob yet; an upload with no Location
+    with pytest.raises(RegistryError) as info:
+        _client(fake, options).push_blob(b"some bytes")
+    assert info.value.code == "REG032" and info.value.status == 202
+    assert "without a Location\n  HTTP 202" in str(info.value)
+
+
+def test_the_http_status_is_shown_once() -> None:
+    from skillpack.registry.errors import registry_error
+
+    plain = registry_error("REG023", "the token server sent no token", status=200)
+    assert plain.details == ["HTTP 200"] and str(plain).endswith("\n  HTTP 200")
+    parts = registry_error("REG031", "x", status=500, details=["HTTP 500 Internal Server Error"])
+    assert parts.details == ["HTTP 500 Internal Server Error"]
+    in_message = registry_error("REG031", "x: the registry answered HTTP 502", status=502)
+    assert in_message.details == []
+    assert registry_error("REG011", "connection refused").details == []

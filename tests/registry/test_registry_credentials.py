@@ -12,6 +12,7 @@ import pytest
 from skillpack.registry import ClientOptions, Credentials, RegistryClient, RegistryError
 from skillpack.registry.auth import parse_challenges, scope_for
 from skillpack.registry.credentials import docker_config_path, resolve_credentials
+from skillpack.registry.options import NO_REGISTRY
 
 
 def _config(directory: Path, value: object) -> Path:
@@ -191,3 +192,37 @@ def test_reprs_hide_secrets(tmp_path: Path) -> None:
         assert "refresh-token-value" not in text
         assert "envpw" not in text
     assert "user" in repr(creds)
+
+
+def test_environment_credentials_are_for_one_registry(tmp_path: Path) -> None:
+    d = _config(tmp_path / "d", {"auths": {"other.example": {"auth": _b64("docker:dpw")}}})
+    env = {
+        "DOCKER_CONFIG": str(d),
+        "SKILLPACK_REGISTRY_USERNAME": "ci",
+        "SKILLPACK_REGISTRY_PASSWORD": "cipw",
+    }
+
+    def user(registry: str, environ: dict[str, str], **kwargs: str | None) -> str | None:
+        found = resolve_credentials(registry, environ=environ, **kwargs)  # type: ignore[arg-type]
+        return None if found is None else found.username
+
+    # unset: the registry of the command's own reference (by default the one asked)
+    assert user("r.example", env) == "ci"
+    assert user("r.example", env, environment_registry="r.example") == "ci"
+    assert user("x.example", env, environment_registry="r.example") is None
+    assert user("other.example", env, environment_registry="r.example") == "docker"
+    assert user("r.example", env, environment_registry=NO_REGISTRY) is None
+    # SKILLPACK_REGISTRY names the one registry, whatever the caller says
+    pinned = {**env, "SKILLPACK_REGISTRY": "R.example:5000"}
+    assert user("r.example:5000", pinned, environment_registry=NO_REGISTRY) == "ci"
+    assert user("r.example", pinned) is None  # the port matters
+    assert user("other.example", pinned) == "docker"
+    hub = {**env, "SKILLPACK_REGISTRY": "index.docker.io"}
+    assert user("docker.io", hub) == "ci"
+    for bad in ("https://r.example", "r.example/v2", "not a host", "r.example:port"):
+        with pytest.raises(RegistryError) as info:
+            resolve_credentials("r.example", environ={**env, "SKILLPACK_REGISTRY": bad})
+        assert info.value.code == "REG025", bad
+    # no environment credentials: SKILLPACK_REGISTRY alone changes nothing
+    alone = {"DOCKER_CONFIG": str(d), "SKILLPACK_REGISTRY": "not a host"}
+    assert resolve_credentials("other.example", environ=alone) is not None

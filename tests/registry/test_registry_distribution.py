@@ -294,3 +294,51 @@ def test_a_reference_without_tag_or_digest_cannot_be_fetched(tmp_path: Path) -> 
     with pytest.raises(RegistryError) as info:
         fetch_bundle(parse_reference("oci://127.0.0.1:1/a/b"), cache_dir=tmp_path)
     assert info.value.code == "REG006"
+
+
+def test_a_cached_blob_is_hashed_when_written_and_when_its_stamp_differs(
+    registry: DistributionRegistry, options: ClientOptions, bundle: Path, tmp_path: Path
+) -> None:
+    """verify_cached_blob=False takes a cached blob whose file status is the one stamped
+    when its digest was checked without hashing it (the caller checks the content);
+    any write to the file changes its status, and it is hashed again."""
+    import hashlib
+
+    from skillpack.registry import check_cached_bundle
+    from skillpack.registry.cache import Cache
+
+    cache = tmp_path / "cache"
+    pushed = push_bundle(
+        bundle, registry.ref("acme/skills", "1"), name="n", version="v", options=options
+    )
+    first = fetch_bundle(str(pushed), cache_dir=cache, options=options)
+    assert first.bundle_checked and not first.from_cache
+    stamp = cache / "stamps" / "sha256" / first.bundle_digest[7:]
+    assert stamp.is_file()  # written with the blob
+    reads: list[str] = []
+    real = hashlib.file_digest
+
+    def counting(f: object, digest: str) -> object:
+        reads.append(digest)
+        return real(f, digest)  # type: ignore[arg-type]
+
+    hashlib.file_digest = counting  # type: ignore[assignment]
+    try:
+        hit = fetch_bundle(str(pushed), cache_dir=cache, verify_cached_blob=False)
+        assert hit.from_cache and not hit.bundle_checked and reads == []
+        checked = fetch_bundle(str(pushed), cache_dir=cache)
+        assert checked.bundle_checked and reads == ["sha256"]
+        data = first.bundle_path.read_bytes()
+        first.bundle_path.write_bytes(data)  # the same bytes, written again: a new status
+        again = fetch_bundle(str(pushed), cache_dir=cache, verify_cached_blob=False)
+        assert again.from_cache and reads == ["sha256", "sha256"]  # hashed, stamped again
+        fetch_bundle(str(pushed), cache_dir=cache, verify_cached_blob=False)
+        assert len(reads) == 2
+    finally:
+        hashlib.file_digest = real
+    # a caller whose own check failed: intact, or removed with its stamp
+    assert check_cached_bundle(again)
+    first.bundle_path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    assert not check_cached_bundle(again)
+    assert not first.bundle_path.exists() and not stamp.exists()
+    assert not Cache(cache).has_blob(first.bundle_digest, check_digest=False)

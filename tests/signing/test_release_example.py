@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
 from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES
@@ -60,3 +65,56 @@ def test_the_host_example_serves_what_the_workflow_pushes_only_if_it_signed_it()
     assert policy is not None
     assert (policy.repository, policy.workflow_ref) == ("OWNER/skills", "refs/tags/v1.0.0")
     assert policy.issuer == "https://token.actions.githubusercontent.com"
+
+
+#: how GitHub runs a `run:` script on Linux: an explicit `shell: bash`, and no `shell:`
+GITHUB_SHELLS = {"bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail"], None: ["bash", "-e"]}
+
+
+def _shell(workflow: dict[str, Any], job: dict[str, Any], step: dict[str, Any]) -> str | None:
+    for level in (step, job.get("defaults", {}).get("run", {}),
+                  workflow.get("defaults", {}).get("run", {})):  # fmt: skip
+        if level.get("shell"):
+            return str(level["shell"])
+    return None
+
+
+def test_release_workflow_steps_fail_when_a_command_in_a_pipe_fails(tmp_path: Path) -> None:
+    """GitHub's default `bash -e` has no pipefail: `skillpack push ... | tee` would stay
+    green after a failed push. Every step with a pipe runs with an explicit bash
+    (-eo pipefail), and the push step, run the way GitHub runs it with a skillpack that
+    fails, fails; with one that works, the reference reaches the step summary."""
+    workflow = YAML(typ="safe").load((EXAMPLES / "ci" / "github-release.yml").read_text())
+    job = workflow["jobs"]["release"]
+    for step in job["steps"]:
+        if "|" in step.get("run", ""):
+            assert _shell(workflow, job, step) == "bash", step.get("name")
+    (push,) = [step for step in job["steps"] if "skillpack push" in step.get("run", "")]
+    script = tmp_path / "push.sh"
+    script.write_text(push["run"])
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "a-1.0.0.skp").write_bytes(b"bundle")
+    stub = tmp_path / "bin" / "skillpack"
+    stub.parent.mkdir()
+    summary = tmp_path / "summary.md"
+    env = {
+        "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}",
+        "REGISTRY_TOKEN": "token",
+        "GITHUB_REPOSITORY": "Owner/Skills",
+        "GITHUB_REF_NAME": "v1.0.0",
+        "GITHUB_ACTOR": "someone",
+        "GITHUB_STEP_SUMMARY": str(summary),
+    }
+    shell = GITHUB_SHELLS[_shell(workflow, job, push)]
+
+    def run(stub_script: str) -> subprocess.CompletedProcess[str]:
+        stub.write_text("#!/bin/sh\n" + stub_script)
+        stub.chmod(0o755)
+        return subprocess.run([*shell, str(script)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+
+    failed = run("cat >/dev/null; echo 'REG021 refused' >&2; exit 2\n")
+    assert failed.returncode != 0, failed
+    good = run('cat >/dev/null; echo "oci://ghcr.io/owner/skills@sha256:$(printf %064d 0)"\n')
+    assert good.returncode == 0, good
+    assert summary.read_text() == f"oci://ghcr.io/owner/skills@sha256:{'0' * 64}\n"

@@ -349,3 +349,53 @@ def test_keyless_signature_checked_with_a_key_is_refused(
     signed: Path, keypair: tuple[Path, Path]
 ) -> None:
     assert_rejected(verify(signed, "--key", keypair[1]), "SIG014", "keyless")
+
+
+# ------------------------------------------------ an unchecked signature is said so
+
+
+def test_verify_says_plainly_when_the_signature_beside_it_was_not_checked(
+    bundle: Path, keypair: tuple[Path, Path]
+) -> None:
+    """Issue 10 §2: a signature beside the bundle, but no identity or key: verify checks
+    the contents and says the signature was not checked (text and JSON), never a bare OK
+    that reads like a signature check."""
+    key, pub = keypair
+    unsigned = verify(bundle)
+    assert unsigned.returncode == 0
+    assert unsigned.stdout.splitlines()[-1] == "  signature: none"
+    assert skillpack("sign", bundle, "--key", key).returncode == 0
+    proc = verify(bundle)
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.splitlines()[-1]
+    assert last.startswith("  signature: present (") and last.endswith(
+        "demo.skp.sigstore.json), not checked (give --cert-identity/--repository or --key)"
+    ), proc.stdout
+    report = json.loads(verify(bundle, "--format", "json").stdout)
+    assert report["signature"] is None  # nothing verified: no signer to show
+    assert report["signature-status"] == "not-checked"
+    assert report["signature-file"].endswith("demo.skp.sigstore.json")
+    checked = json.loads(verify(bundle, "--key", pub, "--format", "json").stdout)
+    assert checked["signature-status"] == "verified" and checked["signature"]["mode"] == "key"
+
+
+def test_verify_require_signature_fails_unless_a_signature_verifies(
+    bundle: Path, keypair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """CI semantics, as serve --require-signature: no signer given is a usage error; no
+    signature, or one that does not verify under the policy, fails."""
+    key, pub = keypair
+    no_policy = verify(bundle, "--require-signature")
+    assert no_policy.returncode == 2
+    assert no_policy.stderr.startswith("SIG020 --require-signature: no signer"), no_policy.stderr
+    missing = verify(bundle, "--require-signature", "--key", pub)
+    assert_rejected(missing, "SIG001")
+    assert skillpack("sign", bundle, "--key", key).returncode == 0
+    unchecked = verify(bundle, "--require-signature")  # present, but nobody to check it by
+    assert unchecked.returncode == 2 and "SIG020" in unchecked.stderr
+    assert skillpack("keygen", "--out-dir", tmp_path / "other").returncode == 0
+    wrong = verify(bundle, "--require-signature", "--key", tmp_path / "other" / "skillpack.pub")
+    assert_rejected(wrong, "SIG013")
+    ok = verify(bundle, "--require-signature", "--key", pub)
+    assert ok.returncode == 0, ok.stderr
+    assert "signed by key" in ok.stdout

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
+from skillpack._internal.uri import SKILL_MD
 from skillpack.lint.checks.registry import skill_check, tree_check
 from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
-from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column
+from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column, secret_file
 from skillpack.source.discovery import (
     SKIP_CONFLICTING_COPY,
     SKIP_DOTFILE,
@@ -19,6 +21,7 @@ from skillpack.source.discovery import (
     Skipped,
     is_within,
 )
+from skillpack.source.entries import WHOLE_READ_MAX
 
 # kind of entry -> (code, message, hint); {name} and {detail} are the entry's
 _SKIPPED: dict[str, tuple[str, str, str]] = {
@@ -51,9 +54,9 @@ _SKIPPED: dict[str, tuple[str, str, str]] = {
 # entries outside every skill (SourceTree.problems)
 _OUTSIDE: dict[str, tuple[str, str, str]] = {
     SKIP_SYMLINK: (
-        "SP301",
-        "symlink to '{detail}' is not followed: skills behind it are not checked",
-        "move the skills into the directory, or set 'roots' to where they are",
+        "SP307",
+        "symlink to '{detail}' is not followed: the skills behind it are not published",
+        "move or copy the skills into the project, or name their directory in 'roots'",
     ),
     SKIP_UNREADABLE: (
         "SP306",
@@ -73,12 +76,23 @@ _OUTSIDE: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: a linked SKILL.md outside every skill
+_LINKED_SKILL_MD = (
+    "SP307",
+    "SKILL.md is a symlink to '{detail}': links are never followed, so this directory is "
+    "not published as a skill",
+    "make SKILL.md a regular file (a copy), or name the real skill directory in 'roots'",
+)
+
+
 def _entry_finding(
     table: dict[str, tuple[str, str, str]], entry: Skipped, skill: str
 ) -> Finding | None:
     if entry.kind not in table:
         return None
     code, message, hint = table[entry.kind]
+    if table is _OUTSIDE and entry.kind == SKIP_SYMLINK and entry.path.name == SKILL_MD:
+        code, message, hint = _LINKED_SKILL_MD
     values = {"name": entry.path.name, "detail": entry.detail, "skill": entry.rel}
     return Finding(
         code, message.format(**values), entry.path, hint=hint.format(**values), skill=skill
@@ -119,7 +133,31 @@ def hard_links(ctx: SkillContext) -> Iterator[Finding]:
             )
 
 
-@skill_check("SP305", "SP306")
+@skill_check("SP306")
+def unreadable_files(ctx: SkillContext) -> Iterator[Finding]:
+    """A published file that cannot be read (SP306, structural: no digest without it).
+    A file read whole is kept for the other checks and the manifest entry; a larger one
+    is only opened."""
+    opened = ctx.run.opened
+    for f in ctx.skill.files:
+        if f.rel == SKILL_MD or f.path in opened:
+            continue  # frontmatter_block reports SKILL.md; a parent checked a nested file
+        opened.add(f.path)
+        try:
+            if f.size <= WHOLE_READ_MAX:
+                ctx.read(f)
+            else:
+                os.close(os.open(f.path, os.O_RDONLY | getattr(os, "O_BINARY", 0)))
+        except OSError as exc:
+            yield ctx.finding(
+                "SP306",
+                f"cannot be read: {exc.strerror or exc}",
+                f.path,
+                hint="fix its permissions or remove it",
+            )
+
+
+@skill_check("SP305")
 def secrets(ctx: SkillContext) -> Iterator[Finding]:
     scanned = ctx.run.scanned
     for f in ctx.skill.files:
@@ -135,23 +173,31 @@ def secrets(ctx: SkillContext) -> Iterator[Finding]:
                 hint="remove it from the skill or exclude it",
             )
             continue
-        try:
-            data = ctx.read(f)
-        except OSError as exc:
-            yield ctx.finding(
-                "SP306",
-                f"cannot be read: {exc.strerror or exc}",
-                f.path,
-                hint="fix its permissions or remove it",
-            )
-            continue
-        for hit in find_secrets(data):
-            line, column = line_and_column(data, hit.offset)
+        label = secret_file(name)
+        if label is None:
+            try:
+                data = ctx.read(f)
+            except OSError:
+                continue  # SP306 (unreadable_files)
+            hits = list(find_secrets(data))
+            for hit in hits:
+                line, column = line_and_column(data, hit.offset)
+                yield ctx.finding(
+                    "SP305",
+                    f"looks like {hit.label}",
+                    f.path,
+                    line,
+                    column,
+                    hint="remove and rotate the secret; read it from the environment at run time",
+                )
+            if hits:
+                continue
+            label = secret_file(name, data)  # a .pem or .key holding a private key
+        if label is not None:
             yield ctx.finding(
                 "SP305",
-                f"looks like {hit.label}",
+                f"'{name}' is {label} (by its name): it must never be published",
                 f.path,
-                line,
-                column,
-                hint="remove and rotate the secret; read it from the environment at run time",
+                hint="remove it from the skill (and rotate what it holds if it was ever "
+                "shared), or exclude it",
             )

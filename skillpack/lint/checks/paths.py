@@ -5,13 +5,14 @@ from __future__ import annotations
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 
 from skillpack._internal.uri import encode_segment, is_valid_authority, is_valid_segment
 from skillpack.lint.checks.registry import skill_check, tree_check
 from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
 from skillpack.manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL
-from skillpack.source.paths import collision_key
+from skillpack.source.paths import CLASH, COLLISION, collision_key, tree_problems
 
 MIB = 1024 * 1024
 
@@ -123,3 +124,51 @@ def skill_names(run: RunContext) -> Iterator[Finding]:
                 hint="rename one of the skill directories",
                 skill=skill.skill_path,
             )
+
+
+@tree_check("SP207", "SP210")
+def published_paths(run: RunContext) -> Iterator[Finding]:
+    """The archive entry names of the whole tree, judged as the bundle writer judges them
+    (:func:`~skillpack.source.paths.tree_problems`): a path the format refuses (SP210,
+    the writer's BLD002), and paths of different skills that collide or clash (SP207,
+    its BLD003; those of one skill, and skill paths that collide, are reported by the
+    checks above)."""
+    owner: dict[str, tuple[str, Path]] = {}  # entry name -> (skill path, file on disk)
+    publishers: dict[str, set[str]] = {}  # entry name -> the skills publishing it
+    for skill in run.tree.skills:
+        for f in skill.files:
+            name = f"{skill.skill_path}/{f.rel}"
+            owner.setdefault(name, (skill.skill_path, f.path))
+            publishers.setdefault(name, set()).add(skill.skill_path)
+    selected = {skill.skill_path for skill in run.selected}
+    for problem in tree_problems(owner):
+        skill_path, path = owner[problem.path]
+        if skill_path not in selected:
+            continue
+        if problem.kind not in (COLLISION, CLASH):
+            yield Finding(
+                "SP210",
+                f"'{problem.path}' cannot be put in a bundle: the path {problem.reason}",
+                path,
+                hint="rename it using letters, digits, '-', '.' and '_'",
+                skill=skill_path,
+            )
+            continue
+        other = problem.other or problem.path
+        if publishers[problem.path] & publishers[other]:
+            continue  # file_names reports it, in the skill publishing both
+        if collision_key(skill_path) == collision_key(owner[other][0]):
+            continue  # skill_names reports the skill paths
+        why = (
+            "they are the same file on macOS and Windows"
+            if problem.kind == COLLISION
+            else "a path cannot be both a file and a directory (on macOS and Windows, "
+            "whatever its letter case)"
+        )
+        yield Finding(
+            "SP207",
+            f"'{problem.path}' {problem.reason}: {why}",
+            path,
+            hint="rename one of them",
+            skill=skill_path,
+        )

@@ -10,14 +10,18 @@ The contract, in the order it is applied:
 
 1. ``Host`` must name the bound address, a loopback name with the bound port, or an
    ``--allow-host`` value; a present ``Origin`` must be such a host over http(s), or an
-   ``--allow-origin`` value (403 otherwise: DNS rebinding).
+   ``--allow-origin`` value (403 otherwise: DNS rebinding). Every reply to a request
+   from an accepted ``Origin`` carries the CORS headers that let the page read it, and
+   a CORS preflight (``OPTIONS`` with ``Access-Control-Request-Method``) is answered
+   here, 204, without a token: browsers never send one with a preflight.
 2. With a token, ``Authorization: Bearer <token>``, compared in constant time (401 with
    ``WWW-Authenticate`` otherwise).
 3. Only the endpoint path is served (404); POST carries messages, DELETE ends a legacy
-   session, anything else is 405 with ``Allow``.
+   session, OPTIONS names the methods (204), anything else is 405 with ``Allow``.
 4. POST: ``Content-Type: application/json`` (415), an ``Accept`` that admits JSON
    (406), at most ``max_body_bytes`` (413); the body is one JSON-RPC object (400 with
-   -32700 for malformed JSON, 400 with -32600 for a batch).
+   -32700 for malformed JSON, 400 with -32600 for a batch and for an object that is
+   neither a request, a notification nor a response).
 5. A message whose ``params._meta`` names a protocol version, or that carries a
    2026-07-28 ``MCP-Protocol-Version`` header outside a session, is served statelessly:
    ``Mcp-Method`` must equal the method and ``MCP-Protocol-Version`` the ``_meta``
@@ -26,10 +30,12 @@ The contract, in the order it is applied:
    ``prompts/get``; errors map to 404 (-32601), 500 (-32603) or 400 (the rest).
 6. Otherwise the legacy era: ``initialize`` opens a session (``Mcp-Session-Id``) and
    later requests must carry its id (400 without, 404 for one that is unknown, ended
-   or expired); JSON-RPC errors travel with 200, as the legacy revisions do.
+   or expired) and, when they send ``MCP-Protocol-Version``, the version it negotiated
+   (400 otherwise); JSON-RPC errors travel with 200, as the legacy revisions do.
 
-Notifications and client responses get 202 with no body. Replies are
-``application/json``; no SSE stream is offered.
+Well-formed notifications and client responses get 202 with no body. Replies are
+``application/json``; no SSE stream is offered, and no ``Upgrade`` is followed (the
+request is answered, then the connection closed).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ import os
 import secrets
 import struct
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,9 +102,30 @@ _SINGLE = frozenset(
 #: The request parameter that ``Mcp-Name`` repeats, per method (SEP-2243).
 _NAME_PARAM = {"resources/read": "uri", "tools/call": "name", "prompts/get": "name"}
 _JSON = [(b"content-type", b"application/json")]
-_ALLOW = b"POST, DELETE"
+_ALLOW = b"POST, DELETE, OPTIONS"
 _REALM = b'Bearer realm="skillpack"'
 _SESSION_ID_LENGTH = 32  # hex digits of 16 random bytes
+_VARY_ORIGIN = (b"vary", b"Origin")
+#: What a CORS preflight from an accepted Origin is told: the methods and request headers
+#: the endpoint takes, for how long the browser may keep the answer.
+_PREFLIGHT = (
+    (b"access-control-allow-methods", b"POST, DELETE"),
+    (
+        b"access-control-allow-headers",
+        b"Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, "
+        b"Mcp-Method, Mcp-Name, Last-Event-ID",
+    ),
+    (b"access-control-max-age", b"7200"),
+    _VARY_ORIGIN,
+)
+#: The response headers a page from an accepted Origin may read.
+_EXPOSE = (b"access-control-expose-headers", b"Mcp-Session-Id, WWW-Authenticate")
+
+
+def _cors(origin: bytes) -> Headers:
+    """The headers of a reply to a request from an accepted ``origin`` (named as sent,
+    never ``*``, so that ``--allow-origin '*'`` still names one origin per reply)."""
+    return [(b"access-control-allow-origin", origin.strip()), _EXPOSE, _VARY_ORIGIN]
 
 
 # -- replies ----------------------------------------------------------------------------
@@ -133,6 +160,53 @@ def _rpc_refusal(
 
 def _is_legacy(header_version: bytes) -> bool:
     return header_version.strip().decode("latin-1") in LEGACY_VERSIONS
+
+
+def _version_mismatch(header_version: bytes | None, negotiated: str) -> str | None:
+    """Why an ``MCP-Protocol-Version`` header does not fit a legacy session (None when it is
+    absent or names the version the session negotiated).
+
+    The legacy revisions require the header on every request after ``initialize``, with
+    the negotiated version, and a 400 for an "invalid or unsupported" one: in a session
+    only the version it negotiated is supported, since every answer in it is shaped by
+    that version (a client that claims another one would misread them).
+    """
+    if header_version is None:
+        return None
+    named = header_version.strip(b" \t").decode("latin-1")
+    if named == negotiated:
+        return None
+    return (
+        f"Bad Request: MCP-Protocol-Version {_printable(named, 40)} is not the version "
+        f"negotiated for this session ({negotiated}); send initialize to change it"
+    )
+
+
+def _invalid(message: dict[str, Any]) -> str | None:
+    """Why ``message`` is neither a JSON-RPC request, a notification nor a response (the
+    -32600 message), or None when it is one of them. Only requests are answered; the
+    others get 202 when they are well formed and 400 when they are not."""
+    if message.get("jsonrpc") != "2.0":
+        return 'Invalid Request: jsonrpc must be "2.0"'
+    has_id = "id" in message
+    if has_id and not valid_id(message["id"]):
+        return "Invalid Request: id must be a string or an integer"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "Invalid Request: method must be a string"
+        if not has_id and not isinstance(message.get("params", {}), dict):
+            return "Invalid Request: params must be an object"
+        return None
+    if "result" in message:
+        if "error" in message:
+            return "Invalid Request: a response has a result or an error, not both"
+        return None if has_id else "Invalid Request: a result response needs an id"
+    if "error" in message:
+        error = message["error"]
+        if not isinstance(error, dict) or type(error.get("code")) is not int:
+            return "Invalid Request: error must be an object with an integer code"
+        return None
+    return "Invalid Request: no method (and not a response)"
 
 
 def modern_status(code: int) -> int:
@@ -331,6 +405,14 @@ def _header_text(raw: bytes) -> str | None:
     return value.decode("latin-1")
 
 
+def _names(raw: bytes, value: object) -> bool:
+    """True when the header value ``raw`` names ``value``: as sent (the usual case,
+    checked first), or as :func:`_header_text` reads it."""
+    if raw[:1] != b"=" and raw.decode("latin-1") == value:
+        return True
+    return _header_text(raw) == value
+
+
 def _accepts_json(accept: bytes) -> bool:
     for item in accept.split(b","):
         media, _, parameters = item.partition(b";")
@@ -358,6 +440,17 @@ class Request:
 
     method: str
     fields: dict[bytes, bytes]
+    #: headers every reply to it carries (CORS, for a request from an accepted Origin)
+    extra: Headers | None = None
+    close: bool = False  #: close the connection after answering
+
+    def finish(self, reply: Reply) -> Reply:
+        """``reply`` with what every reply to this request carries."""
+        if self.extra is not None:
+            reply.headers = [*reply.headers, *self.extra]
+        if self.close:
+            reply.close = True
+        return reply
 
 
 class Contract:
@@ -383,33 +476,58 @@ class Contract:
     # -- before the body --------------------------------------------------------------
 
     def check(
-        self, method: str, path: str, headers: Iterable[tuple[bytes, bytes]]
+        self, method: str, path: str, headers: Sequence[tuple[bytes, bytes]]
     ) -> Reply | Request:
         """The checks that need no body: a refusal, or the request to read on."""
-        fields: dict[bytes, bytes] = {}
-        for name, value in headers:
-            if name in fields:
-                if name in _SINGLE:
-                    return refusal(400, f"Bad Request: more than one {name.decode()} header")
-                fields[name] += b", " + value
-            else:
-                fields[name] = value
+        fields = dict(headers)
+        if len(fields) != len(headers):  # a name repeated: joined, or refused
+            fields = {}
+            for name, value in headers:
+                if name in fields:
+                    if name in _SINGLE:
+                        return refusal(400, f"Bad Request: more than one {name.decode()} header")
+                    fields[name] += b", " + value
+                else:
+                    fields[name] = value
+        checked = self._check(method, path, fields)
+        if b"upgrade" in fields:  # no protocol is switched to: answer, then close
+            checked.close = True
+        return checked
+
+    def _check(self, method: str, path: str, fields: dict[bytes, bytes]) -> Reply | Request:
+        """Host and Origin, a CORS preflight, then :meth:`_admit`."""
         host = fields.get(b"host")
         if host is None:
             return refusal(400, "Bad Request: no Host header")
-        if not self.hosts.host_ok(host.strip().lower()):
+        if host not in self.hosts.exact and not self.hosts.host_ok(host.strip().lower()):
             return refusal(
                 403,
                 "Forbidden: this server does not answer for that Host "
                 "(start it with --allow-host to add a name)",
             )
         origin = fields.get(b"origin")
-        if origin is not None and not self.hosts.origin_ok(origin):
+        if origin is None:
+            checked = self._admit(method, path, fields)
+        elif not self.hosts.origin_ok(origin):
             return refusal(
                 403,
                 "Forbidden: requests from that Origin are not accepted "
                 "(start the server with --allow-origin to add one)",
+                headers=[_VARY_ORIGIN],
             )
+        elif method == "OPTIONS" and b"access-control-request-method" in fields:
+            return self._preflight(path, origin)  # a browser asks before it sends
+        else:
+            checked = self._admit(method, path, fields)
+            cors = _cors(origin)
+            if isinstance(checked, Request):
+                checked.extra = cors
+            else:
+                checked.headers.extend(cors)
+        return checked
+
+    def _admit(self, method: str, path: str, fields: dict[bytes, bytes]) -> Reply | Request:
+        """The token, the path and the method: a refusal, or the request to read on."""
         if self.token is not None:
             refused = self._authenticate(fields.get(b"authorization"))
             if refused is not None:
@@ -420,12 +538,22 @@ class Contract:
             return self._check_post(fields)
         if method == "DELETE":
             return Request(method, fields)
+        if method == "OPTIONS":
+            return Reply(204, headers=[(b"allow", _ALLOW)])
         return refusal(
             405,
             f"Method Not Allowed: {method[:16]}; POST sends messages, DELETE ends a session "
             "(no SSE stream is offered)",
             headers=[(b"allow", _ALLOW)],
         )
+
+    def _preflight(self, path: str, origin: bytes) -> Reply:
+        """The answer to a CORS preflight from an accepted Origin. It needs no token:
+        browsers never send credentials with a preflight (the request that follows needs
+        one)."""
+        if path != self.path:
+            return refusal(404, f"Not Found: the MCP endpoint is {self.path}")
+        return Reply(204, headers=[(b"access-control-allow-origin", origin.strip()), *_PREFLIGHT])
 
     def _authenticate(self, authorization: bytes | None) -> Reply | None:
         assert self.token is not None
@@ -446,7 +574,10 @@ class Contract:
 
     def _check_post(self, fields: dict[bytes, bytes]) -> Reply | Request:
         content_type = fields.get(b"content-type", b"")
-        if content_type.partition(b";")[0].strip().lower() != b"application/json":
+        if (
+            content_type != b"application/json"
+            and content_type.partition(b";")[0].strip().lower() != b"application/json"
+        ):
             return refusal(415, "Unsupported Media Type: send Content-Type: application/json")
         accept = fields.get(b"accept")
         if accept is not None:
@@ -475,6 +606,12 @@ class Contract:
 
     def respond(self, request: Request, body: bytes) -> Reply:
         """The answer to a request that passed :meth:`check`, given its whole body."""
+        reply = self._respond(request, body)
+        if request.extra is None and not request.close:
+            return reply
+        return request.finish(reply)
+
+    def _respond(self, request: Request, body: bytes) -> Reply:
         if request.method == "DELETE":
             return self._delete(request.fields)
         try:
@@ -496,15 +633,20 @@ class Contract:
             )
         if not isinstance(message, dict):
             return _rpc_refusal(400, None, INVALID_REQUEST, "Invalid Request: not a JSON object")
+        invalid = _invalid(message)
+        if invalid is not None:  # neither a request, a notification nor a response
+            return _rpc_refusal(400, message.get("id"), INVALID_REQUEST, invalid)
         fields = request.fields
         method = message.get("method")
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         meta_version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+        if meta_version is not None:
+            return self._modern(message, method, params, meta_version, fields)
         header_version = fields.get(b"mcp-protocol-version")
         session = fields.get(b"mcp-session-id")
         legacy_header = header_version is not None and _is_legacy(header_version)
-        if meta_version is not None or (
+        if (
             session is None
             and method != "initialize"
             and header_version is not None
@@ -514,7 +656,7 @@ class Contract:
         if method == "initialize":  # a new session, whatever session the client had
             return self._initialize(message, params)
         if session is not None:
-            return self._session(message, method, session, header_version, legacy_header)
+            return self._session(message, method, session, header_version)
         return self._bare(message, method, legacy_header)
 
     def _modern(
@@ -536,7 +678,7 @@ class Contract:
                     "Header mismatch: the Mcp-Method header is required",
                     {"header": "Mcp-Method"},
                 )
-            if _header_text(raw) != method:
+            if not _names(raw, method):
                 return _rpc_refusal(
                     400,
                     request_id,
@@ -546,7 +688,7 @@ class Contract:
                 )
         if meta_version is not None:
             raw = fields.get(b"mcp-protocol-version")
-            if raw is None or _header_text(raw) != meta_version:
+            if raw is None or not _names(raw, meta_version):
                 return _rpc_refusal(
                     400,
                     request_id,
@@ -558,7 +700,7 @@ class Contract:
         key = _NAME_PARAM.get(method) if isinstance(method, str) else None
         if key is not None and isinstance(params, dict) and isinstance(params.get(key), str):
             raw = fields.get(b"mcp-name")
-            if raw is None or _header_text(raw) != params[key]:
+            if raw is None or not _names(raw, params[key]):
                 return _rpc_refusal(
                     400,
                     request_id,
@@ -566,6 +708,8 @@ class Contract:
                     f"Header mismatch: Mcp-Name must equal params.{key}",
                     {"header": "Mcp-Name"},
                 )
+        if method is None:
+            return Reply(202, era="modern")  # a response: this server sends no requests
         answer = self.stateless.handle_message(message)
         rpc = method if isinstance(method, str) else None
         if answer is None:
@@ -600,17 +744,10 @@ class Contract:
         method: Any,
         session: bytes,
         header_version: bytes | None,
-        legacy_header: bool,
     ) -> Reply:
-        """A message in a legacy session, answered under its negotiated version."""
+        """A message in a legacy session, answered under its negotiated version (and
+        refused when ``MCP-Protocol-Version`` names another)."""
         rpc = method if isinstance(method, str) else None
-        if header_version is not None and not legacy_header:
-            return _rpc_refusal(
-                400,
-                message.get("id"),
-                INVALID_REQUEST,
-                "Bad Request: MCP-Protocol-Version names no legacy revision this server speaks",
-            )
         version = self.sessions.touch(session.strip())
         if version is None:
             return _rpc_refusal(
@@ -620,6 +757,11 @@ class Contract:
                 "Not Found: no such session (it ended or expired); send initialize to "
                 "start a new one",
             )
+        mismatch = _version_mismatch(header_version, version)
+        if mismatch is not None:
+            return _rpc_refusal(400, message.get("id"), INVALID_REQUEST, mismatch)
+        if method is None:
+            return Reply(202, era="legacy")  # a response: this server sends no requests
         answer = self.legacy[version].handle_message(message)
         if answer is None:
             return Reply(202, rpc=rpc, era="legacy")
@@ -628,7 +770,7 @@ class Contract:
     def _bare(self, message: dict[str, Any], method: Any, legacy_header: bool) -> Reply:
         """Neither the 2026-07-28 envelope nor a session: only ``ping`` is answered."""
         rpc = method if isinstance(method, str) else None
-        if "id" not in message:
+        if method is None or "id" not in message:
             return Reply(202, rpc=rpc)  # a notification or response: nothing to answer
         if method != "ping" and legacy_header:
             return _rpc_refusal(
@@ -648,7 +790,14 @@ class Contract:
         session = fields.get(b"mcp-session-id")
         if session is None:
             return refusal(400, "Bad Request: DELETE needs the Mcp-Session-Id of a session")
-        if not self.sessions.end(session.strip()):
+        session = session.strip()
+        version = self.sessions.touch(session)
+        if version is None:
+            return refusal(404, "Not Found: no such session (it ended or expired)")
+        mismatch = _version_mismatch(fields.get(b"mcp-protocol-version"), version)
+        if mismatch is not None:
+            return refusal(400, mismatch)
+        if not self.sessions.end(session):
             return refusal(404, "Not Found: no such session (it ended or expired)")
         return Reply(204, rpc="DELETE", era="legacy")
 
@@ -763,26 +912,31 @@ class App:
         if isinstance(checked, Reply):
             reply = checked
         else:
-            body = await self._body(receive)
-            if body is None:
+            message = await receive()  # usually the whole body, read with the headers
+            if message["type"] != "http.request":
                 return  # the client went away
-            reply = body if isinstance(body, Reply) else self.contract.respond(checked, body)
+            first: bytes = message.get("body", b"")
+            body: bytes | Reply = first
+            if message.get("more_body", False) or len(first) > self.contract.limit:
+                rest = await self._body(receive, first)
+                if rest is None:
+                    return  # the client went away
+                body = rest
+            if isinstance(body, Reply):
+                reply = checked.finish(body)
+            else:
+                reply = self.contract.respond(checked, body)
         size = await self._send(send, reply)
         if self.access_log is not None:
             self.access_log.record(
                 scope.get("client"), method, path, reply, size, time.perf_counter() - started
             )
 
-    async def _body(self, receive: Receive) -> bytes | Reply | None:
-        """The whole body; a refusal past the size or time limit; None on disconnect."""
-        message = await receive()  # usually the whole body, read with the headers
-        if message["type"] != "http.request":
-            return None
-        body: bytes = message.get("body", b"")
+    async def _body(self, receive: Receive, body: bytes) -> bytes | Reply | None:
+        """The whole body, from its first part on (when that was not all of it, or too
+        much already); a refusal past the size or time limit; None on disconnect."""
         if len(body) > self.contract.limit:
             return self.contract.too_large()
-        if not message.get("more_body", False):
-            return body
         import asyncio
 
         chunks = [body]
@@ -812,7 +966,7 @@ class App:
         if reply.close:
             headers = [*headers, (b"connection", b"close")]
         body = reply.body
-        if isinstance(body, Iterator):  # a large file, streamed as it is encoded
+        if not isinstance(body, tuple | list):  # a large file, streamed as it is encoded
             await send({"type": "http.response.start", "status": reply.status, "headers": headers})
             size = 0
             for part in body:
@@ -821,7 +975,8 @@ class App:
             await send({"type": "http.response.body", "body": b""})
             return size
         data = b"".join(body)
-        headers = [*headers, (b"content-length", str(len(data)).encode())]
+        if reply.status != 204:  # a 204 has no body and no Content-Length (RFC 9110)
+            headers = [*headers, (b"content-length", str(len(data)).encode())]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": data})
         return len(data)

@@ -1,8 +1,9 @@
 """Running the HTTP transport: uvicorn in front of :class:`~.http.App`, one or more workers.
 
 Imported only for ``skillpack serve --http`` (it imports uvicorn, from the ``http``
-extra). What uvicorn does not bound itself is bounded here, in a thin subclass of its
-HTTP protocol:
+extra: the command line loads it with :func:`.uvicorn_core.load` first, which leaves
+uvicorn's own command line out). What uvicorn does not bound itself is bounded here,
+in a thin subclass of its HTTP protocol:
 
 * the time from a connection's (or a request's) first byte to the end of its headers
   (408 and close: a client that never finishes its headers holds no slot for long);
@@ -33,23 +34,35 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-import uvicorn
+from uvicorn.config import Config
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
+from uvicorn.server import Server
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError, UsageError
-from skillpack.server.transports.http import App
+from skillpack.server.jsonrpc import INVALID_REQUEST, RpcError, error_response
+from skillpack.server.transports.http import AccessLog, App, Reply
 
-_408 = (
-    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
-    b"content-length: 36\r\nconnection: close\r\n\r\nthe request headers did not arrive\r\n"
+
+def _raw_refusal(status: bytes, message: str, extra: bytes = b"") -> bytes:
+    """A whole response written before (or instead of) the app: a JSON-RPC error without
+    id, like every refusal the app makes, and the connection closed."""
+    body = error_response(None, RpcError(INVALID_REQUEST, message))
+    return (
+        b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n" + extra
+        + b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body)
+        + body
+    )  # fmt: skip
+
+
+_400 = _raw_refusal(b"400 Bad Request", "Bad Request: not an HTTP/1.1 request this server reads")
+_408 = _raw_refusal(b"408 Request Timeout", "Request Timeout: the request headers did not arrive")
+_431 = _raw_refusal(
+    b"431 Request Header Fields Too Large", "Request Header Fields Too Large: at most 32 KiB"
 )
-_431 = (
-    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8"
-    b"\r\ncontent-length: 27\r\nconnection: close\r\n\r\nthe headers are too large\r\n"
-)
-_503 = (
-    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
-    b"retry-after: 1\r\ncontent-length: 23\r\nconnection: close\r\n\r\ntoo many connections\r\n"
+_503 = _raw_refusal(
+    b"503 Service Unavailable",
+    "Service Unavailable: too many connections; try again",
+    b"retry-after: 1\r\n",
 )
 
 
@@ -107,58 +120,116 @@ class _Coalescing:
         return getattr(self._transport, name)
 
 
-def guarded_protocol(limits: Limits) -> type[asyncio.Protocol]:
+class _LateHeaders:
+    """One timer for every connection of a worker instead of one per request: every
+    ``interval`` seconds, while there are connections, each whose request headers are
+    past their deadline is answered 408 and closed (so a deadline is kept to within
+    ``interval``). A timer made and cancelled per request is a measurable part of a
+    small request's cost."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.handle: asyncio.TimerHandle | None = None
+
+    def watch(self, loop: asyncio.AbstractEventLoop, connections: set[Any]) -> None:
+        if self.handle is None:
+            self.handle = loop.call_later(self.interval, self._sweep, loop, connections)
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop, connections: set[Any]) -> None:
+        self.handle = None
+        now = loop.time()
+        for connection in list(connections):
+            deadline = getattr(connection, "_hdr_deadline", 0.0)
+            if deadline and now >= deadline:
+                connection._headers_late()
+        if connections:
+            self.watch(loop, connections)
+
+
+def guarded_protocol(limits: Limits, access_log: AccessLog | None = None) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol (httptools where installed, else h11) with the header
-    time and size limits and the connection limit."""
+    time and size limits and the connection limit. What is refused before the app sees
+    a request (over those limits, or by the parser: a ``CONNECT``, a malformed request
+    line) gets one ``access_log`` line, as the app's requests do."""
     base: Any = AutoHTTPProtocol
+    late = _LateHeaders(min(1.0, max(0.05, limits.header_timeout / 10)))
 
     class Guarded(base):  # type: ignore[misc]
-        _hdr_timer: asyncio.TimerHandle | None = None
+        _hdr_deadline = 0.0  #: when the headers being read are late (0: none are awaited)
         _hdr_cycle: object = None
         _hdr_bytes = 0
         _hdr_tail = b""
+        _hdr_first = b""  #: the first bytes of the request being read (for the log)
+        _hdr_start = 0.0
 
         def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(_Coalescing(transport, self.loop))
             if len(self.connections) > limits.max_connections:
                 transport.write(_503)
                 transport.close()
+                self._refused(503, _503)
                 return
-            self._arm()
+            self._arm(b"")
+            late.watch(self.loop, self.connections)
 
-        def _arm(self) -> None:
+        def _arm(self, first: bytes) -> None:
             self._hdr_cycle = self.cycle
             self._hdr_bytes = 0
             self._hdr_tail = b""
-            self._hdr_timer = self.loop.call_later(limits.header_timeout, self._headers_late)
+            self._hdr_first = first
+            self._hdr_start = now = self.loop.time()
+            self._hdr_deadline = now + limits.header_timeout
 
         def _disarm(self) -> None:
-            if self._hdr_timer is not None:
-                self._hdr_timer.cancel()
-                self._hdr_timer = None
+            self._hdr_deadline = 0.0
 
         def _headers_late(self) -> None:
-            self._hdr_timer = None
+            self._hdr_deadline = 0.0
             if self.cycle is self._hdr_cycle and not self.transport.is_closing():
                 self.transport.write(_408)
                 self.transport.close()
+                self._refused(408, _408)
+
+        def _refused(self, status: int, response: bytes) -> None:
+            if access_log is None:
+                return
+            method = self._hdr_first.partition(b" ")[0]
+            if not (0 < len(method) <= 16 and method.isalpha()):
+                method = b"-"  # nothing arrived, or not a request line
+            size = len(response) - response.find(b"\r\n\r\n") - 4
+            seconds = self.loop.time() - self._hdr_start if self._hdr_start else 0.0
+            access_log.record(self.client, method.decode(), "-", Reply(status), size, seconds)
+
+        def send_400_response(self, msg: str) -> None:
+            # uvicorn's answer to a request its parser refuses (its text/plain body made
+            # a JSON-RPC error, as every refusal is); the warning uvicorn logs with it
+            # is dropped (_QuietParser), so the access log line is the request's record
+            self._disarm()
+            if not self.transport.is_closing():
+                self.transport.write(_400)
+                self.transport.close()
+            self._refused(400, _400)
 
         def data_received(self, data: bytes) -> None:
-            if self._hdr_timer is None and (
+            if not self._hdr_deadline and (
                 self.cycle is None or getattr(self.cycle, "response_complete", True)
             ):
-                self._arm()  # the first bytes of a new request
-            waiting = self._hdr_timer is not None
+                self._arm(data)  # the first bytes of a new request
+            waiting = bool(self._hdr_deadline)
             if waiting:
+                if not self._hdr_first:
+                    self._hdr_first = data
                 # the size of the headers so far: up to the blank line that ends them
-                window = self._hdr_tail + data
+                tail = self._hdr_tail
+                window = tail + data if tail else data
                 end = window.find(b"\r\n\r\n")
-                grown = len(data) if end == -1 else end + 4 - len(self._hdr_tail)
+                grown = len(data) if end == -1 else end + 4 - len(tail)
                 if self._hdr_bytes + grown > limits.max_header_bytes:
                     self._disarm()
                     if not self.transport.is_closing():
                         self.transport.write(_431)
                         self.transport.close()
+                        self._refused(431, _431)
                     return
                 self._hdr_bytes += len(data)
                 self._hdr_tail = window[-3:]
@@ -200,6 +271,23 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
     return sock
 
 
+class _QuietParser(logging.Filter):
+    """Drops the warnings uvicorn writes for requests any client can send at will: an
+    ``Upgrade`` (with advice to install a WebSocket library, which is wrong here: no
+    protocol is switched to, by design) and a request its parser refuses. Each such
+    request is in the access log instead, like every other."""
+
+    DROPPED = (
+        "Unsupported upgrade request.",
+        "No supported WebSocket library detected.",
+        "Invalid HTTP request received.",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.msg
+        return not (isinstance(message, str) and message.startswith(self.DROPPED))
+
+
 def _logging(quiet: bool) -> None:
     """uvicorn's own messages (warnings and errors) on stderr, prefixed like ours."""
     handler = logging.StreamHandler(sys.stderr)
@@ -209,6 +297,9 @@ def _logging(quiet: bool) -> None:
         logger.handlers[:] = [handler] if name == "uvicorn" else []
         logger.setLevel(logging.ERROR if quiet else logging.WARNING)
         logger.propagate = name != "uvicorn"
+    error = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietParser) for f in error.filters):
+        error.addFilter(_QuietParser())
 
 
 def make_config(
@@ -218,11 +309,11 @@ def make_config(
     certfile: str | None = None,
     keyfile: str | None = None,
     quiet: bool = False,
-) -> uvicorn.Config:
+) -> Config:
     _logging(quiet)
-    config = uvicorn.Config(
+    config = Config(
         app,
-        http=guarded_protocol(limits),
+        http=guarded_protocol(limits, app.access_log),
         ws="none",
         lifespan="off",
         interface="asgi3",
@@ -248,14 +339,14 @@ def make_config(
 
 
 def run(
-    config: uvicorn.Config,
+    config: Config,
     sock: socket.socket,
     workers: int,
     log: Callable[[str], None],
 ) -> int:
     """Serve until SIGTERM (or SIGINT); the exit code."""
     if workers == 1:
-        uvicorn.Server(config).run(sockets=[sock])
+        Server(config).run(sockets=[sock])
         return 0
     return _Supervisor(config, sock, workers, log).run()
 
@@ -268,7 +359,7 @@ class _Supervisor:
     MAX_RESTARTS_PER_MINUTE = 10
 
     def __init__(
-        self, config: uvicorn.Config, sock: socket.socket, workers: int, log: Callable[[str], None]
+        self, config: Config, sock: socket.socket, workers: int, log: Callable[[str], None]
     ) -> None:
         self.config = config
         self.sock = sock
@@ -293,7 +384,7 @@ class _Supervisor:
                     signal.signal(signal.SIGINT, signal.SIG_DFL)
                     signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
-                    uvicorn.Server(self.config).run(sockets=[self.sock])
+                    Server(self.config).run(sockets=[self.sock])
                 except BaseException:  # a worker never returns into the parent's code
                     code = 1
                 finally:
