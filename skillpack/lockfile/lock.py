@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -355,6 +354,8 @@ def lock_body_digest(body: bytes) -> str:
 def parse_lock(data: bytes, where: str, *, check_digest: bool = True) -> Lock:
     """Parse and validate lock bytes: TOML syntax, the JSON Schema, safe paths, URIs,
     nulls, and that ``index-digest`` matches the manifest the lock describes."""
+    import tomllib  # the serve path imports this module for split_lock only
+
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
