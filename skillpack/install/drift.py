@@ -118,26 +118,39 @@ def _same_file(path: str, f: LockedFile) -> bool:
             or bool(st.st_mode & 0o100) != f.executable
         ):
             return False
-        data = _read_exactly(fd, f.size)
+        data = os.read(fd, f.size + 1) if f.size < _ONE_READ else _read_exactly(fd, f.size)
     finally:
         os.close(fd)
-    return data is not None and "sha256:" + hashlib.sha256(data).hexdigest() == f.digest
+    return (
+        data is not None
+        and len(data) == f.size
+        and "sha256:" + hashlib.sha256(data).hexdigest() == f.digest
+    )
 
 
-def compare_tree(directory: Path, files: Sequence[LockedFile]) -> list[tuple[str, str]]:
+#: files up to this size are read with one read(2) (asking one byte more tells a file
+#: that grew since its fstat)
+_ONE_READ = 1 << 20
+
+
+def compare_tree(directory: Path | str, files: Sequence[LockedFile]) -> list[tuple[str, str]]:
     """(kind, path) of every difference between ``directory`` (a real directory) and
     ``files``; empty when it holds exactly them. A directory that should not be there is
     one ``extra`` (its contents are not listed); nothing is followed through a link."""
     wanted = {f.path: f for f in files}
-    parents = set()
+    parents: set[str] = set()
     for path in wanted:
-        head = path.rpartition("/")[0]
-        while head and head not in parents:
+        cut = path.rfind("/")
+        while cut > 0:
+            head = path[:cut]
+            if head in parents:
+                break
             parents.add(head)
-            head = head.rpartition("/")[0]
+            cut = head.rfind("/")
     problems: list[tuple[str, str]] = []
     present: set[str] = set()
-    stack = [("", str(directory))]
+    stack = [("", os.fspath(directory))]
+    same = _same_file
     while stack:
         prefix, path = stack.pop()
         try:
@@ -160,18 +173,21 @@ def compare_tree(directory: Path, files: Sequence[LockedFile]) -> list[tuple[str
                     problems.append(("extra", rel))
                     continue
                 present.add(rel)
-                if not _same_file(entry.path, f):
+                if not same(entry.path, f):
                     problems.append(("modified", rel))
-    problems += [("missing", p) for p in wanted if p not in present]
-    return sorted(problems, key=lambda item: (item[1], item[0]))
+    if len(present) != len(wanted):
+        problems += [("missing", p) for p in wanted if p not in present]
+    if len(problems) > 1:
+        problems.sort(key=lambda item: (item[1], item[0]))
+    return problems
 
 
 def _check_skill(lock_skill: InstalledSkill, scope: Scope) -> tuple[list[Drift], int]:
     drift: list[Drift] = []
     copy = lock_skill.copy
-    copy_path = scope.path_of(copy.path)
+    copy_path = scope.text_of(copy.path)
     for d in lock_skill.directories:
-        path = scope.path_of(d.path)
+        path = scope.text_of(d.path)
         try:
             st = os.lstat(path)
         except FileNotFoundError:

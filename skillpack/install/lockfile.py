@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from skillpack._internal.toml import toml_string
 from skillpack.errors import Location, SkillpackError
-from skillpack.lockfile.lock import toml_string
 from skillpack.manifest import DIGEST_RE
 
 LOCK_FILE = "skillpack-install.lock"
@@ -207,8 +207,9 @@ def render_install_lock(lock: InstallLock) -> bytes:
 _STR = r'"([^"\\\x00-\x1f\x7f]*)"'  # a basic string without escapes (the fast path's)
 _KEY_STR = re.compile(rf"([a-z-]+) = {_STR}\n")
 _SIGNER = re.compile(rf"signer = \{{ mode = {_STR}, identity = {_STR}(?:, issuer = {_STR})? \}}\n")
+_NOCAP = r'"[^"\\\x00-\x1f\x7f]*"'
 _DIR = re.compile(
-    rf"    \{{ path = {_STR}, agents = \[((?:{_STR}(?:, )?)*)\](, link = true)? \}},\n"
+    rf"    \{{ path = {_STR}, agents = \[((?:{_NOCAP}(?:, {_NOCAP})*)?)\](, link = true)? \}},\n"
 )
 _FILE = re.compile(
     rf"    \{{ path = {_STR}, size = (0|[1-9][0-9]*), digest = {_STR}(, executable = true)? \}},\n"
@@ -274,7 +275,7 @@ def _fast_read(text: str) -> InstallLock:
             while i < n and lines[i] != "]\n":
                 match = take(_DIR)
                 agents = tuple(_AGENT.findall(match.group(2)))
-                directories.append(InstalledDir(match.group(1), agents, match.group(4) is not None))
+                directories.append(InstalledDir(match.group(1), agents, match.group(3) is not None))
             if i + 1 >= n or lines[i + 1] != "files = [\n":
                 raise _NotCanonical
             i += 2
@@ -304,7 +305,10 @@ def parse_install_lock(data: bytes, where: str) -> InstallLock:
         lock = _fast_read(text)
     except _NotCanonical:
         lock = None
-    if lock is not None and render_install_lock(lock) == data:
+    # every line matched the canonical form's exact shape (a strict subset of TOML whose
+    # meaning is the one read here); in canonical order it is the canonical rendering
+    # (tests/install/test_install_lock.py checks both against tomllib and the renderer)
+    if lock is not None and lock.normalized() == lock:
         _check(lock, where)
         return InstallLock(lock.sources, lock.skills, canonical=data)
     return _slow_read(text, where)
@@ -365,7 +369,8 @@ def _skill(table: Mapping[str, Any]) -> InstalledSkill:
 def _check(lock: InstallLock, where: str) -> None:
     """What the schema cannot say: digests, names and paths that are safe to use, each
     skill's source pinned, one copy per skill, names and directories used once."""
-    from skillpack.source.paths import unsafe_path
+    # installed files came out of bundles: their paths are publishable paths
+    from skillpack.source.paths import unsafe_published_path
 
     pinned = {p.source for p in lock.sources}
     if len(pinned) != len(lock.sources):
@@ -389,13 +394,14 @@ def _check(lock: InstallLock, where: str) -> None:
             raise _error(f"{what}: needs its files and a copy (exactly one when the others "
                          "link to it)", where)  # fmt: skip
         for d in skill.directories:
-            if d.path in directories or Path(d.path).name != skill.name:
+            if d.path in directories or d.path.rpartition("/")[2] != skill.name:
                 raise _error(f"{what}: directory {d.path!r} is listed twice or not named "
                              "after the skill", where)  # fmt: skip
             directories.add(d.path)
         paths: set[str] = set()
+        digest_ok = DIGEST_RE.fullmatch
         for f in skill.files:
-            if unsafe_path(f.path) or f.path in paths or not DIGEST_RE.fullmatch(f.digest):
+            if unsafe_published_path(f.path) or f.path in paths or not digest_ok(f.digest):
                 raise _error(f"{what}: file {f.path!r} is unsafe, listed twice or has a "
                              "malformed digest", where)  # fmt: skip
             paths.add(f.path)

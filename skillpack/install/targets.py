@@ -66,6 +66,10 @@ class Scope:
             return text[len(base) + 1 :].replace(os.sep, "/")
         return path.relative_to(self.project).as_posix()  # raises: not in the project
 
+    def text_of(self, shown: str) -> str:
+        """:meth:`path_of` as a string (thousands of paths: no Path objects)."""
+        return shown if self.global_ else os.path.join(self.project, shown)
+
     def path_of(self, shown: str) -> Path:
         """The inverse of :meth:`shown`."""
         return Path(shown) if self.global_ else self.project / shown

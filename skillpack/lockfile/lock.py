@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpack._internal.canonical import JSONValue
+from skillpack._internal.toml import toml_string
 from skillpack._internal.uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
 from skillpack.lockfile.index import index_bytes, index_digest
@@ -221,18 +222,7 @@ def render_skill(skill: SkillEntry) -> str:
     return "".join(out)
 
 
-#: characters a TOML basic string cannot hold as they are (tomli-w escapes them)
-_ESCAPED = re.compile(r'[\x00-\x08\x0a-\x1f\x7f"\\]')
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
-
-
-def toml_string(text: str) -> str:
-    """``text`` as a TOML basic string, escaped exactly as tomli-w escapes it."""
-    if _ESCAPED.search(text) is None:
-        return f'"{text}"'
-    import tomli_w
-
-    return tomli_w.dumps({"s": text})[4:-1]  # 's = "..."\n': the string as tomli-w escapes it
 
 
 def _fits_inline(f: FileEntry) -> bool:

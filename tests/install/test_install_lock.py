@@ -108,3 +108,37 @@ def test_a_lock_that_is_not_valid_is_refused(edit: tuple[bytes, bytes], message:
     with pytest.raises(InstallLockError, match=message) as caught:
         parse_install_lock(data, "skillpack-install.lock")
     assert caught.value.code == "INS011"
+
+
+@settings(max_examples=300, deadline=None)
+@given(locks(), st.data())
+def test_the_canonical_reading_accepts_only_what_it_reads_right(
+    lock: InstallLock, data: st.DataObject
+) -> None:
+    """Lines of a canonical lock changed at random: whenever the line-by-line reading
+    takes the text (without rendering it), tomllib reads the same lock from it and the
+    text is that lock's canonical rendering."""
+    lines = render_install_lock(lock).decode().splitlines(keepends=True)
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(lines) - 1))
+        line = lines[at]
+        edit = data.draw(st.sampled_from(["drop", "dup", "char", "swap"]))
+        if edit == "drop":
+            del lines[at]
+        elif edit == "dup":
+            lines.insert(at, line)
+        elif edit == "swap" and at + 1 < len(lines):
+            lines[at], lines[at + 1] = lines[at + 1], lines[at]
+        elif line.strip():
+            pos = data.draw(st.integers(0, len(line) - 1))
+            lines[at] = line[:pos] + data.draw(st.sampled_from('",[]{} x\\=\t0')) + line[pos:]
+        if not lines:
+            return
+    text = "".join(lines)
+    try:
+        read = parse_install_lock(text.encode(), "x")
+    except InstallLockError:
+        return
+    if read.canonical is not None:
+        assert render_install_lock(read) == text.encode()
+        assert lockfile._slow_read(text, "x") == read
