@@ -372,20 +372,20 @@ def _locked_files(entry: SkillEntry) -> tuple[LockedFile, ...]:
     return tuple(LockedFile(f.path, f.size, f.digest, f.executable) for f in entry.files)
 
 
-def _already_right(copies: Sequence[tuple[Path, tuple[LockedFile, ...]]]) -> set[Path]:
+def _already_right(copies: Sequence[tuple[str, tuple[LockedFile, ...]]]) -> set[str]:
     """The directories among ``copies`` that hold exactly their files: every file read
     and hashed, shared between forked processes when there are many."""
     from skillpack._internal.parallel import default_jobs, map_ranges
     from skillpack.install.drift import compare_tree
 
-    def work(start: int, stop: int) -> list[Path]:
+    def work(start: int, stop: int) -> list[str]:
         return [d for d, files in copies[start:stop] if not compare_tree(d, files)]
 
     found = map_ranges(work, len(copies), default_jobs(len(copies))) if copies else []
     return {d for part in found for d in part}
 
 
-def _in_the_way(path: Path, shown: str, name: str) -> SkillpackError:
+def _in_the_way(path: Path | str, shown: str, name: str) -> SkillpackError:
     return _error(
         "INS005",
         f"{shown} exists and was not installed by skillpack: not replacing it",
@@ -402,9 +402,9 @@ class _Writer:
         self,
         force: bool,
         managed: set[str],
-        right: set[Path],
+        right: set[str],
         previous: Mapping[str, tuple[LockedFile, ...]],
-        kinds: Mapping[Path, str],
+        kinds: Mapping[str, str],
     ) -> None:
         self.force = force
         self.managed = managed  #: directories the lock records (as it shows them)
@@ -437,14 +437,15 @@ class _Writer:
                 raise _in_the_way(directory, shown, name)
             self.notes.append(f"replaced {shown} (not installed by skillpack) with {name}")
 
-    def copy(self, directory: Path, shown: str, want: _Want) -> str:
+    def copy(self, path: str, shown: str, want: _Want) -> str:
         """Make ``directory`` (the lock's ``shown``) hold exactly ``want``; return what was
         done."""
         from skillpack._internal.fstree import UMASKED, swap_into_place, write_new_files
 
-        before = self.kinds.get(directory) or _kind(directory)
-        if before == "directory" and directory in self.right:
+        before = self.kinds.get(path) or _kind(path)
+        if before == "directory" and path in self.right:
             return "unchanged"
+        directory = Path(path)
         self._check_ours(directory, shown, want.name, before)
         if before == "missing":
             action = "installed"
@@ -461,14 +462,15 @@ class _Writer:
         swap_into_place(staged, directory, container / f".old-{want.name}")
         return action
 
-    def link(self, name: str, directory: Path, shown: str, target: str) -> str:
+    def link(self, name: str, path: str, shown: str, target: str) -> str:
         """Make ``directory`` (the lock's ``shown``) a symbolic link to ``target``; return
         what was done."""
         from skillpack._internal.fstree import swap_into_place
 
-        before = self.kinds.get(directory) or _kind(directory)
-        if before == "link" and os.readlink(directory) == target:
+        before = self.kinds.get(path) or _kind(path)
+        if before == "link" and os.readlink(path) == target:
             return "unchanged"
+        directory = Path(path)
         self._check_ours(directory, shown, name, before)
         container = self._staging(directory.parent)
         staged = container / name
@@ -477,7 +479,7 @@ class _Writer:
         return "linked" if before == "missing" else "relinked"
 
 
-def _kind(path: Path) -> str:
+def _kind(path: Path | str) -> str:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -629,12 +631,12 @@ def _place(
                 resolved[target.directory] = confined(target.directory, scope)
         if placement.link:
             resolved.setdefault(scope.canonical_dir, confined(scope.canonical_dir, scope))
-    kinds: dict[Path, str] = {}  # what is at each skill directory now (lstat, once)
+    places = _Where(scope, resolved)
+    kinds: dict[str, str] = {}  # what is at each skill directory now (lstat, once)
     for placement in placements.values():
-        for directory in _directories(placement, scope):
-            path = resolved.get(directory.parent, directory.parent) / placement.name
+        for directory in _skill_dirs(placement, scope):
+            path, shown = places.of(directory, placement.name)
             kinds[path] = kind = _kind(path)
-            shown = scope.shown(directory)
             if kind != "missing" and shown not in managed and not settings.force:
                 raise _in_the_way(path, shown, placement.name)
     # upgrades: what changes, shown before it is applied
@@ -663,7 +665,7 @@ def _place(
     copies = [
         (path, wants[p.name].files)
         for p in placements.values()
-        for path in _copy_paths(p, resolved, scope)
+        for path in _copy_paths(p, places)
         if kinds.get(path) == "directory"
     ]
     writer = _Writer(
@@ -677,7 +679,7 @@ def _place(
     try:
         for name, want in wants.items():
             placement = placements[name]
-            records = _write_placement(placement, want, writer, resolved, scope)
+            records = _write_placement(placement, want, writer, places)
             new_skills.append(InstalledSkill(name, placement.source, placement.skill_path,
                                              tuple(records), want.files))  # fmt: skip
     finally:
@@ -716,12 +718,25 @@ def _held(placement: Placement, held: Placement) -> bool:
     )
 
 
-def _directories(placement: Placement, scope: Scope) -> list[Path]:
-    dirs = [t.directory / placement.name for t in placement.targets]
-    if placement.link:
-        canonical = scope.canonical_dir / placement.name
-        if canonical not in dirs:
-            dirs.append(canonical)
+class _Where:
+    """Each agent directory resolved, and the strings a skill directory in it is known
+    by (thousands of skill directories: strings, not Path objects)."""
+
+    def __init__(self, scope: Scope, resolved: Mapping[Path, Path]) -> None:
+        self.scope = scope
+        self.real = {d: str(r) for d, r in resolved.items()}
+        self.shown = {d: scope.shown(d) for d in resolved}
+
+    def of(self, directory: Path, name: str) -> tuple[str, str]:
+        """(real path, the lock's name) of skill directory ``name`` in ``directory``."""
+        return os.path.join(self.real[directory], name), f"{self.shown[directory]}/{name}"
+
+
+def _skill_dirs(placement: Placement, scope: Scope) -> list[Path]:
+    """The agent directories holding the skill (the copy's too, with ``--link``)."""
+    dirs = [t.directory for t in placement.targets]
+    if placement.link and scope.canonical_dir not in dirs:
+        dirs.append(scope.canonical_dir)
     return dirs
 
 
@@ -740,45 +755,38 @@ def _writing(shown: str) -> Iterator[None]:
         ) from None
 
 
-def _copy_paths(placement: Placement, resolved: Mapping[Path, Path], scope: Scope) -> list[Path]:
+def _copy_paths(placement: Placement, where: _Where) -> list[str]:
     """The directories that hold a copy of the skill (resolved)."""
     if placement.link:
-        return [resolved[scope.canonical_dir] / placement.name]
-    return [resolved[t.directory] / placement.name for t in placement.targets]
+        return [where.of(where.scope.canonical_dir, placement.name)[0]]
+    return [where.of(t.directory, placement.name)[0] for t in placement.targets]
 
 
 def _write_placement(
-    placement: Placement,
-    want: _Want,
-    writer: _Writer,
-    resolved: Mapping[Path, Path],
-    scope: Scope,
+    placement: Placement, want: _Want, writer: _Writer, where: _Where
 ) -> list[InstalledDir]:
     records: list[InstalledDir] = []
-    agents_at = {t.directory: t.agents for t in placement.targets}
     name = placement.name
+    canonical = where.scope.canonical_dir
     if placement.link:
-        canonical = scope.canonical_dir / name
-        real_canonical = resolved[scope.canonical_dir] / name
-        with _writing(scope.shown(canonical)):
-            action = writer.copy(real_canonical, scope.shown(canonical), want)
-        writer.changes.append(Change(name, scope.shown(canonical), action))
-        records.append(InstalledDir(scope.shown(canonical),
-                                    agents_at.get(scope.canonical_dir, ())))  # fmt: skip
+        real_canonical, shown_canonical = where.of(canonical, name)
+        with _writing(shown_canonical):
+            action = writer.copy(real_canonical, shown_canonical, want)
+        writer.changes.append(Change(name, shown_canonical, action))
+        agents_at = {t.directory: t.agents for t in placement.targets}
+        records.append(InstalledDir(shown_canonical, agents_at.get(canonical, ())))
         for target in placement.targets:
-            if target.directory == scope.canonical_dir:
+            if target.directory == canonical:
                 continue
-            real_dir = resolved[target.directory]
-            relative = os.path.relpath(real_canonical, real_dir)
-            shown = scope.shown(target.directory / name)
+            path, shown = where.of(target.directory, name)
+            relative = os.path.relpath(real_canonical, where.real[target.directory])
             with _writing(shown):
-                action = writer.link(name, real_dir / name, shown, relative)
+                action = writer.link(name, path, shown, relative)
             writer.changes.append(Change(name, shown, action))
             records.append(InstalledDir(shown, target.agents, link=True))
         return records
     for target in placement.targets:
-        path = resolved[target.directory] / name
-        shown = scope.shown(target.directory / name)
+        path, shown = where.of(target.directory, name)
         with _writing(shown):
             action = writer.copy(path, shown, want)
         writer.changes.append(Change(name, shown, action))
