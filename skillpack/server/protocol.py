@@ -68,6 +68,8 @@ Log = Callable[[str], None]
 _WS = re.compile(r"[ \t\n\r]*")
 #: Methods of the legacy revisions only: in the 2026-07-28 era they do not exist.
 LEGACY_ONLY_METHODS = frozenset({"initialize", "ping"})
+#: How a request with a supported 2026-07-28 envelope is served (one value per version).
+_MODERN_CALLS = {version: Call(True, version) for version in MODERN_VERSIONS}
 
 
 class ErrorReply(tuple[bytes, ...]):
@@ -233,13 +235,18 @@ class Protocol:
             return self._error(
                 request_id, INVALID_REQUEST, "Invalid Request: method must be a string"
             )
-        params = message.get("params", {})
         if not has_id:
             # notifications/initialized needs no action; notifications/cancelled neither:
             # each request is answered before the next line is read, so nothing is ever in
             # flight to stop. Other notifications are ignored.
             return None
         assert request_id is not None
+        return self.handle_request(request_id, method, message.get("params", {}))
+
+    def handle_request(self, request_id: RequestId, method: str, params: Any) -> Encoded:
+        """The response to a message already known to be a request: ``jsonrpc`` "2.0", a
+        valid ``id``, a string ``method`` (what :meth:`handle_message` checks first, and
+        what a transport that checked them itself calls directly)."""
         try:
             if not isinstance(params, dict):
                 raise RpcError(INVALID_PARAMS, "params must be an object")
@@ -278,7 +285,7 @@ class Protocol:
             )
         else:
             tail, first = RESULT_TAIL, head
-        if isinstance(answer.members, tuple | list):
+        if isinstance(answer.members, (tuple, list)):
             return (first, *answer.members, tail)
         return _chain(first, answer.members, tail)
 
@@ -299,6 +306,10 @@ class Protocol:
         )
 
     def _modern(self, meta: JSONObject) -> Call:
+        version = meta.get(PROTOCOL_VERSION_KEY)
+        call = _MODERN_CALLS.get(version) if type(version) is str else None
+        if call is not None and type(meta.get(CLIENT_CAPABILITIES_KEY)) is dict:
+            return call  # the usual envelope; anything else is looked at below
         if PROTOCOL_VERSION_KEY not in meta or CLIENT_CAPABILITIES_KEY not in meta:
             missing = [k for k in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY) if k not in meta]
             raise RpcError(INVALID_PARAMS, f"params._meta is missing {', '.join(missing)}")

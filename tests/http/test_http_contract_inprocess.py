@@ -160,10 +160,12 @@ def test_a_bug_is_a_500_with_a_json_rpc_error_and_one_log_line(
 
     contract = _contract(methods)
 
-    def broken(message: object) -> None:
+    def broken(*request: object) -> None:
         raise RuntimeError("a bug")
 
+    # a bug under the contract (in the Protocol the request is handed to)
     monkeypatch.setattr(contract.stateless, "handle_message", broken)
+    monkeypatch.setattr(contract.stateless, "handle_request", broken)
     logged: list[str] = []
     app = http.App(contract, None, log=logged.append)
     sent: list[dict[str, object]] = []

@@ -407,6 +407,37 @@ def test_a_client_that_never_finishes_its_headers_does_not_stop_others(
         running.stop()
 
 
+def test_a_later_request_on_a_kept_alive_connection_has_the_header_timeout_too(
+    examples_skp: Path,
+) -> None:
+    """After a request is answered, the next one on the connection is timed again, even
+    when its first bytes hold a blank line that does not end its headers (empty lines
+    before a request line are allowed)."""
+    running = start_server(examples_skp, "--header-timeout", "1")
+    try:
+        body = json.dumps(BODY).encode()
+        whole = (
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n".encode()
+            + b"".join(f"{k}: {v}\r\n".encode() for k, v in HEADERS.items())
+            + b"Content-Length: %d\r\n\r\n" % len(body)
+            + body
+        )
+        sock = _raw(running, whole)
+        first = b""
+        while b"\r\n\r\n" not in first:
+            first += sock.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 "), first[:80]
+        sock.sendall(f"\r\n\r\nPOST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n".encode())
+        started = time.monotonic()
+        rest = _read_all(sock)
+        sock.close()
+        assert time.monotonic() - started < 8
+        reply = rest[rest.index(b"HTTP/1.1 408 ") :]  # after the rest of the first reply
+        _refused(reply, 408)
+    finally:
+        running.stop()
+
+
 def test_a_body_that_never_arrives_gets_408_and_idle_connections_close(
     examples_skp: Path,
 ) -> None:

@@ -710,12 +710,12 @@ class Contract:
                 )
         if method is None:
             return Reply(202, era="modern")  # a response: this server sends no requests
-        answer = self.stateless.handle_message(message)
-        rpc = method if isinstance(method, str) else None
-        if answer is None:
-            return Reply(202, rpc=rpc, era="modern")
-        status = modern_status(answer.code) if isinstance(answer, ErrorReply) else 200
-        return Reply(status, answer, list(_JSON), rpc=rpc, era="modern")
+        if "id" not in message:
+            return Reply(202, rpc=method, era="modern")  # a notification: nothing to answer
+        # _invalid has checked what Protocol.handle_message would: a request, to answer
+        answer = self.stateless.handle_request(message["id"], method, message.get("params", {}))
+        status = modern_status(answer.code) if type(answer) is ErrorReply else 200
+        return Reply(status, answer, list(_JSON), rpc=method, era="modern")
 
     def _initialize(self, message: dict[str, Any], params: Any) -> Reply:
         """Legacy ``initialize``: answered statelessly, then a session is opened."""
@@ -966,7 +966,7 @@ class App:
         if reply.close:
             headers = [*headers, (b"connection", b"close")]
         body = reply.body
-        if not isinstance(body, tuple | list):  # a large file, streamed as it is encoded
+        if not isinstance(body, (tuple, list)):  # a large file, streamed as it is encoded
             await send({"type": "http.response.start", "status": reply.status, "headers": headers})
             size = 0
             for part in body:

@@ -116,6 +116,9 @@ class _Coalescing:
         self._flush()
         self._transport.close()
 
+    def is_closing(self) -> bool:  # asked after every response: not through __getattr__
+        return self._transport.is_closing()
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
 
@@ -213,8 +216,20 @@ def guarded_protocol(limits: Limits, access_log: AccessLog | None = None) -> typ
         def data_received(self, data: bytes) -> None:
             if not self._hdr_deadline and (
                 self.cycle is None or getattr(self.cycle, "response_complete", True)
-            ):
-                self._arm(data)  # the first bytes of a new request
+            ):  # the first bytes of a new request
+                end = data.find(b"\r\n\r\n")
+                if 0 <= end <= limits.max_header_bytes - 4:
+                    # its headers came whole and within the limit (the usual case):
+                    # nothing to time or count, unless the parser did not end them there
+                    cycle = self.cycle
+                    self._hdr_first = data
+                    self._hdr_start = self.loop.time()
+                    super().data_received(data)
+                    if self.cycle is cycle and not self.transport.is_closing():
+                        self._arm(data)
+                        self._hdr_bytes = len(data)
+                    return
+                self._arm(data)
             waiting = bool(self._hdr_deadline)
             if waiting:
                 if not self._hdr_first:
