@@ -404,6 +404,10 @@ register(
              "A local header disagreeing with the central directory, a CRC-32 mismatch, bad "
              "deflate data, encryption, a method other than stored or deflate, ZIP64, "
              "multi-disk archives."),
+            ("BND019", "an entry is a file where another entry needs a directory",
+             "`s/docs` and `s/docs/a.md` (or `s/Docs/a.md`) cannot both exist on a file "
+             "system; `skillpack build` refuses such trees (`BLD003`). The bundle was made "
+             "by another tool or altered."),
         ),
         *_codes(
             U,

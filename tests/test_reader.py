@@ -93,6 +93,16 @@ HOSTILE = {
         "BND008",
         "NFC normalization",
     ),
+    "clash": (
+        add_entries((info("tools/SKILL.md/x.md"), b"x")),
+        "BND019",
+        "tools/SKILL.md/x.md: needs a directory where 'tools/SKILL.md' is a file",
+    ),
+    "clash-case": (
+        add_entries((info("tools/Nested"), b"x")),
+        "BND019",
+        "tools/nested/SKILL.md: needs a directory where 'tools/Nested' is a file",
+    ),
     "size": (
         replace_entry(CHECKLIST, lambda zi, d: (same_info(zi), d + b"more")),
         "BND009",

@@ -39,6 +39,7 @@ BND015  not a skillpack bundle (zip comment, format version, metadata entries)
 BND016  malformed entry name (empty or ``.`` segment, control character, bad UTF-8,
         reserved ``.skillpack/`` name)
 BND017  corrupt or unsupported entry (header mismatch, CRC, encryption, method, ZIP64)
+BND019  a file where another entry needs a directory (``s/docs`` and ``s/docs/a.md``)
 INT001  file bytes differing from the lock's size or digest (from ``read_verified``)
 ======  ==============================================================
 
@@ -490,6 +491,16 @@ class Bundle:
                     entry=e.name,
                 )
             keys[key] = e.name
+        for key, name in keys.items():  # a file where another entry needs a directory
+            parent = key.rpartition("/")[0]
+            while parent:
+                if parent in keys:
+                    raise BundleError(
+                        "BND019",
+                        f"needs a directory where {keys[parent]!r} is a file",
+                        entry=name,
+                    )
+                parent = parent.rpartition("/")[0]
         lock_entry, index_entry = (self._decoded[n.encode()] for n in METADATA_ENTRIES)
         self._metadata = (lock_entry, index_entry)
         self._lock_bytes = self._read_metadata(lock_entry)
