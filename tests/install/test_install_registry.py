@@ -62,3 +62,60 @@ def test_install_from_a_registry_pins_the_manifest_digest(
     assert tree_files(installed)["scripts/check.sh"] == b"#!/bin/sh\necho 2.0.0\n"
     assert f'manifest-digest = "{digest}"' not in (project / LOCK).read_text()
     assert "no drift" in ok(sp("install", "--check", extra=env)).stdout
+
+
+def test_a_cached_blob_that_changed_is_never_installed(
+    sp: Run,
+    project: Path,
+    bundles: Bundles,
+    registry: DistributionRegistry,  # noqa: F811
+    cli_registry_env: dict[str, str],  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A cached copy changed without a trace (a byte flipped, its stamp of size, times
+    and inode forged as if nothing had been written) is never installed:
+    install hashes a cached blob before it trusts it, removes a changed copy and fetches
+    it again; offline the copy is missing (REG060) and nothing is installed."""
+    env = cli_registry_env
+    tag = registry.ref("acme/skills", "stable")
+    pushed = ok(sp("push", bundles.v1, tag, extra=env)).stdout.strip()
+    ok(sp("install", tag, "-a", "codex", extra=env))  # fills the cache
+    lock = (project / LOCK).read_text()
+    layer = next(
+        line.split('"')[1] for line in lock.splitlines() if line.startswith("bundle-digest")
+    )
+    cache = Path(env["SKILLPACK_CACHE_DIR"]) / "oci"
+    blob = cache / "blobs" / "sha256" / layer[7:]
+    _flip(blob, blob.stat().st_size // 2)
+    status = blob.stat()
+    (cache / "stamps" / "sha256" / layer[7:]).write_text(
+        f"{status.st_size} {status.st_mtime_ns} {status.st_ctime_ns} "
+        f"{status.st_ino} {status.st_dev}\n"
+    )
+    other = tmp_path / "other"
+    other.mkdir()
+    proc = ok(sp("install", pushed, "-a", "codex", cwd=other, extra=env))
+    installed = other / ".agents" / "skills" / "review"
+    assert tree_files(installed)["scripts/check.sh"] == b"#!/bin/sh\necho 1.0.0\n", proc.stderr
+    assert f'bundle-digest = "{layer}"' in (other / LOCK).read_text()
+    assert blob.read_bytes() == bundles.v1.read_bytes()  # fetched again
+
+    # offline: the changed copy is removed and the bundle is missing; nothing installed
+    _flip(blob, blob.stat().st_size // 2)
+    status = blob.stat()
+    (cache / "stamps" / "sha256" / layer[7:]).write_text(
+        f"{status.st_size} {status.st_mtime_ns} {status.st_ctime_ns} "
+        f"{status.st_ino} {status.st_dev}\n"
+    )
+    third = tmp_path / "third"
+    third.mkdir()
+    refused(sp("install", pushed, "-a", "codex", "--offline", cwd=third, extra=env), "REG060", 2)
+    assert list(third.iterdir()) == []
+    assert not blob.exists()
+
+
+def _flip(path: Path, offset: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0xFF
+    with path.open("r+b") as f:  # in place: the same inode
+        f.write(data)
