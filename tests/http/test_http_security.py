@@ -580,6 +580,58 @@ def test_without_the_http_extra_the_option_names_it(examples_skp: Path, tmp_path
     assert "SRV020" in proc.stderr and "pip install 'skillpack[http]'" in proc.stderr
 
 
+def test_without_httptools_the_h11_parser_keeps_every_limit(
+    examples_skp: Path, tmp_path: Path
+) -> None:
+    """Where httptools does not install, uvicorn parses with h11: the limits skillpack
+    adds around uvicorn's protocol (header time and size) and the app's own (body size,
+    refusals as JSON-RPC errors) hold there too."""
+    shadow = tmp_path / "shadow"
+    (shadow / "httptools").mkdir(parents=True)
+    (shadow / "httptools" / "__init__.py").write_text(
+        "raise ImportError('No module named httptools')\n"
+    )
+    running = start_server(
+        examples_skp,
+        "--header-timeout",
+        "1",
+        env={"PYTHONPATH": f"{shadow}{os.pathsep}{REPO}"},
+    )
+    try:
+        maps = Path(f"/proc/{running.proc.pid}/maps")
+        if maps.exists():  # the C parser is not loaded: h11 answers
+            assert "httptools" not in maps.read_text()
+        assert running.request("POST", BODY, HEADERS).status == 200
+        # a client that never finishes its headers: 408 and closed, others still served
+        slow = _raw(running, f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n".encode())
+        assert running.request("POST", BODY, HEADERS).status == 200
+        _refused(_read_all(slow), 408)
+        slow.close()
+        big = _raw(
+            running,
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\nX-Big: ".encode()
+            + b"a" * 40_000
+            + b"\r\n\r\n",
+        )
+        _refused(_read_all(big), 431)
+        big.close()
+        garbage = _raw(running, b"NOT HTTP AT ALL\r\n\r\n")
+        _refused(_read_all(garbage), 400)
+        garbage.close()
+        large = _raw(
+            running,
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n".encode()
+            + b"".join(f"{k}: {v}\r\n".encode() for k, v in HEADERS.items())
+            + b"Content-Length: %d\r\n\r\n{" % (5 * 1024 * 1024),
+        )
+        _refused(_read_all(large), 413)  # answered from its Content-Length alone
+        large.close()
+        running.wait_for(r" POST - 408 ")
+        running.wait_for(r" POST - 431 ")
+    finally:
+        running.stop()
+
+
 # -- TLS --------------------------------------------------------------------------------
 
 
