@@ -28,6 +28,7 @@ from skillpack._internal.options import (
 from skillpack._internal.registry_flags import CREDENTIALS_ON_STDIN, REGISTRY_OPTIONS
 from skillpack._internal.version import __version__
 from skillpack.errors import Location, SkillpackError, UsageError, report_internal_error
+from skillpack.server.transports import http_defaults as defaults
 from skillpack.signing.options import add_require_signature_arguments, required_policy
 
 if TYPE_CHECKING:
@@ -139,8 +140,10 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="[HOST:]PORT",
         help="listen on HOST (default 127.0.0.1) and PORT (0: a free one, printed on stderr)",
     )
-    add("--path", type=_endpoint_path, metavar="PATH", help="the MCP endpoint", applied="/mcp")
-    add("--workers", type=_positive, metavar="N", help="serve from N processes", applied=1)
+    add("--path", type=_endpoint_path, metavar="PATH", help="the MCP endpoint",
+        applied=defaults.PATH)  # fmt: skip
+    add("--workers", type=_positive, metavar="N", help="serve from N processes",
+        applied=defaults.WORKERS)  # fmt: skip
     add(
         "--allow-host",
         action="append",
@@ -175,22 +178,28 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
         "--log-format",
         choices=("text", "json"),
         help="access log lines on stderr, as text or JSON; -q turns the log off",
-        applied="text",
+        applied=defaults.LOG_FORMAT,
     )
     add("--max-body-bytes", type=_positive, metavar="N", help="largest message, in bytes",
-        applied=4 * 1024 * 1024)  # fmt: skip
-    add("--max-connections", type=_positive, metavar="N", help="open connections", applied=512)
-    add("--max-sessions", type=_positive, metavar="N", help="live legacy sessions", applied=1024)
+        applied=defaults.MAX_BODY_BYTES)  # fmt: skip
+    add("--max-connections", type=_positive, metavar="N", help="open connections",
+        applied=defaults.MAX_CONNECTIONS)  # fmt: skip
+    add("--max-sessions", type=_positive, metavar="N", help="live legacy sessions",
+        applied=defaults.MAX_SESSIONS)  # fmt: skip
     add("--session-idle", type=_seconds, metavar="S",
-        help="a legacy session unused this long expires", applied=3600.0)  # fmt: skip
+        help="a legacy session unused this long expires",
+        applied=defaults.SESSION_IDLE_S)  # fmt: skip
     add("--header-timeout", type=_seconds, metavar="S",
-        help="time for a request's headers to arrive", applied=10.0)  # fmt: skip
+        help="time for a request's headers to arrive",
+        applied=defaults.HEADER_TIMEOUT_S)  # fmt: skip
     add("--body-timeout", type=_seconds, metavar="S",
-        help="time for a request's body to arrive", applied=30.0)  # fmt: skip
+        help="time for a request's body to arrive", applied=defaults.BODY_TIMEOUT_S)  # fmt: skip
     add("--keepalive-timeout", type=_seconds, metavar="S",
-        help="an idle keep-alive connection is closed after this", applied=30.0)  # fmt: skip
+        help="an idle keep-alive connection is closed after this",
+        applied=defaults.KEEPALIVE_TIMEOUT_S)  # fmt: skip
     add("--grace", type=_seconds, metavar="S",
-        help="on SIGTERM, time to finish the requests in flight", applied=10.0)  # fmt: skip
+        help="on SIGTERM, time to finish the requests in flight",
+        applied=defaults.GRACE_S)  # fmt: skip
 
 
 #: what names a registry source rather than a path
@@ -514,7 +523,7 @@ def _serve_http(args: argparse.Namespace) -> int:
             settings = http.HttpSettings(
                 host=host,
                 port=port,
-                path=args.path or "/mcp",
+                path=args.path or defaults.PATH,
                 tls=args.certfile is not None,
                 allow_hosts=tuple(args.allow_host or ()),
                 allow_origins=tuple(args.allow_origin or ()),
@@ -533,14 +542,15 @@ def _serve_http(args: argparse.Namespace) -> int:
                 ),
                 sessions,
             )
-            access = None if args.quiet else http.AccessLog(args.log_format or "text")
-            app = http.App(contract, access, body_timeout=args.body_timeout or 30.0, log=log)
-            defaults = http_serve.Limits()
+            access = None if args.quiet else http.AccessLog(args.log_format or defaults.LOG_FORMAT)
+            app = http.App(
+                contract, access, body_timeout=args.body_timeout or defaults.BODY_TIMEOUT_S, log=log
+            )
             limits = http_serve.Limits(
-                header_timeout=args.header_timeout or defaults.header_timeout,
-                max_connections=args.max_connections or defaults.max_connections,
-                keepalive_timeout=args.keepalive_timeout or defaults.keepalive_timeout,
-                grace=args.grace or defaults.grace,
+                header_timeout=args.header_timeout or defaults.HEADER_TIMEOUT_S,
+                max_connections=args.max_connections or defaults.MAX_CONNECTIONS,
+                keepalive_timeout=args.keepalive_timeout or defaults.KEEPALIVE_TIMEOUT_S,
+                grace=args.grace or defaults.GRACE_S,
             )
             config = http_serve.make_config(
                 app,

@@ -791,3 +791,42 @@ def test_serve_help_lists_the_http_options() -> None:
         "--certfile",
     ):
         assert option in proc.stdout
+
+
+def test_the_defaults_serve_help_shows_are_the_ones_applied() -> None:
+    """Each HTTP option's default in ``serve --help`` is the value the transport and its
+    server apply (one source, read by both, so the help cannot drift from them)."""
+    from skillpack.server.transports import http, http_defaults, http_serve
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillpack", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "400"},
+        check=True,
+    )
+    shown: dict[str, str] = {}
+    flag = ""
+    for line in proc.stdout.splitlines():  # an option's help may wrap: its block of lines
+        if line.strip().startswith("--"):
+            flag = line.split()[0]
+        if flag and "[default: " in line:
+            shown[flag] = line.rsplit("[default: ", 1)[1].split("]")[0]
+    limits = http_serve.Limits()
+    settings = http.HttpSettings(host="127.0.0.1", port=1)
+    sessions = http.SessionTable()
+    applied = {
+        "--path": settings.path,
+        "--max-body-bytes": settings.max_body_bytes,
+        "--max-sessions": sessions.capacity,
+        "--session-idle": sessions.idle_s,
+        "--header-timeout": limits.header_timeout,
+        "--max-connections": limits.max_connections,
+        "--keepalive-timeout": limits.keepalive_timeout,
+        "--grace": limits.grace,
+        "--body-timeout": http_defaults.BODY_TIMEOUT_S,
+        "--workers": http_defaults.WORKERS,
+        "--log-format": http_defaults.LOG_FORMAT,
+    }
+    for flag, value in applied.items():
+        assert shown.get(flag) == str(value), (flag, shown.get(flag), value)

@@ -73,6 +73,7 @@ from skillpack.server.protocol import (
     Protocol,
     negotiate_version,
 )
+from skillpack.server.transports import http_defaults as defaults
 
 Headers = list[tuple[bytes, bytes]]
 Scope = Mapping[str, Any]
@@ -81,9 +82,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 #: Largest accepted message body, as on stdio.
-DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
-DEFAULT_MAX_SESSIONS = 1024
-DEFAULT_SESSION_IDLE_S = 3600.0
+DEFAULT_MAX_BODY_BYTES = defaults.MAX_BODY_BYTES
+DEFAULT_MAX_SESSIONS = defaults.MAX_SESSIONS
+DEFAULT_SESSION_IDLE_S = defaults.SESSION_IDLE_S
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 #: Headers that must not appear twice (a second Host or token is a smuggling attempt).
 _SINGLE = frozenset(
@@ -343,7 +344,7 @@ class HttpSettings:
 
     host: str  #: the bound host as a URL authority writes it (IPv6 in brackets)
     port: int
-    path: str = "/mcp"
+    path: str = defaults.PATH
     tls: bool = False
     allow_hosts: Sequence[str] = ()
     allow_origins: Sequence[str] = ()
@@ -879,7 +880,7 @@ class App:
         self,
         contract: Contract,
         access_log: AccessLog | None,
-        body_timeout: float = 30.0,
+        body_timeout: float = defaults.BODY_TIMEOUT_S,
         log: Callable[[str], None] | None = None,
     ) -> None:
         self.contract = contract

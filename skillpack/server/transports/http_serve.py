@@ -40,6 +40,7 @@ from uvicorn.server import Server
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError, UsageError
 from skillpack.server.jsonrpc import INVALID_REQUEST, RpcError, error_response
+from skillpack.server.transports import http_defaults as defaults
 from skillpack.server.transports.http import AccessLog, App, Reply
 
 
@@ -68,11 +69,11 @@ _503 = _raw_refusal(
 
 @dataclass(frozen=True)
 class Limits:
-    header_timeout: float = 10.0
-    max_header_bytes: int = 32 * 1024
-    max_connections: int = 512
-    keepalive_timeout: float = 30.0
-    grace: float = 10.0
+    header_timeout: float = defaults.HEADER_TIMEOUT_S
+    max_header_bytes: int = defaults.MAX_HEADER_BYTES
+    max_connections: int = defaults.MAX_CONNECTIONS
+    keepalive_timeout: float = defaults.KEEPALIVE_TIMEOUT_S
+    grace: float = defaults.GRACE_S
 
 
 #: Pending writes past this size leave at once (a streamed file is not held whole).
