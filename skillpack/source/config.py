@@ -18,6 +18,7 @@ from typing import Any
 from skillpack._internal.schemas import schema_path, validation_errors
 from skillpack._internal.uri import SKILL_MD
 from skillpack.errors import ConfigError, Location, missing_path
+from skillpack.source.config_check import conforms
 
 CONFIG_FILE = "skillpack.toml"
 PYPROJECT = "pyproject.toml"
@@ -177,11 +178,12 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
     """Validate a configuration table and turn it into a :class:`Config`."""
     where = str(source) if source else "(configuration)"
     prefix_key = "tool.skillpack." if source is not None and source.name == PYPROJECT else ""
-    # an empty table (no configuration file) is valid: skip importing jsonschema
+    # a table that conforms (the usual case, and no configuration file at all) needs no
+    # jsonschema, whose import alone takes longer than a small build; it names the rest
     errors = (
-        validation_errors("config.schema.json", dict(table), name_unknown_keys=True)
-        if table
-        else []
+        []
+        if conforms(table)
+        else validation_errors("config.schema.json", dict(table), name_unknown_keys=True)
     )
     if errors:
         key, message = errors[0]
