@@ -31,6 +31,8 @@ def test_malformed_messages_get_errors_and_serving_goes_on() -> None:
         (b"{not json\n", -32700),
         (b"\xff\xfe\x00garbage\n", -32700),  # not UTF-8
         (b'{"jsonrpc":"2.0","id":1,"method":"ping","x":NaN}\n', -32700),
+        # valid JSON grammar, but no double holds it: refused, never read as infinity
+        (b'{"jsonrpc":"2.0","id":1,"method":"ping","x":1e400}\n', -32700),
         (b"[" * 100_000 + b"]" * 100_000 + b"\n", -32700),  # too deep for any parser
         (b"42\n", -32600),
         (b'"a string"\n', -32600),
@@ -72,6 +74,30 @@ def test_malformed_messages_get_errors_and_serving_goes_on() -> None:
                 assert response["error"]["code"] == code, (message, response)
         code_, _ = server.close()
     assert code_ == 0
+
+
+def test_responses_from_the_client_are_never_answered_unless_malformed() -> None:
+    """A client may answer a request this server never sent: a result with an id, or an
+    error with or without one (the MCP schema lets it leave the id out). Those get no
+    reply, as over HTTP (202); a malformed one is an Invalid Request (-32600)."""
+    with Server(SKILLS) as server:
+        for response in [
+            {"jsonrpc": "2.0", "id": 5, "result": {}},
+            {"jsonrpc": "2.0", "id": 5, "error": {"code": -32601, "message": "no"}},
+            {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}},
+        ]:
+            server.send(response)
+        assert server.modern("skills/list")["skills"]  # the next answer is this one's
+        for malformed, text in [
+            ({"jsonrpc": "2.0", "id": 5, "result": {}, "error": {"code": 1}}, "not both"),
+            ({"jsonrpc": "2.0", "result": {}}, "needs an id"),
+            ({"jsonrpc": "2.0", "error": "bad"}, "integer code"),
+            ({"jsonrpc": "2.0", "id": 5, "error": {"code": "x"}}, "integer code"),
+        ]:
+            server.send(malformed)
+            reply = server.recv()
+            assert reply["error"]["code"] == -32600 and text in reply["error"]["message"], reply
+        assert server.modern("skills/list")["skills"]
 
 
 def test_batches_are_refused_perrequest_line() -> None:

@@ -16,7 +16,15 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (_INF, -_INF):  # 1e400: valid JSON, but no double holds it
+        raise ValueError(f"number {text[:24]} is out of range")
+    return value
+
+
+_INF = float("inf")
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 #: The decoder's scanner (the C one where available), with its parse_constant (an
 #: attribute every JSONDecoder has, which typeshed does not list).
 _scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
@@ -34,7 +42,8 @@ def encode_string(text: str) -> str:
 
 
 def decode_json(text: str) -> Any:
-    """Parse one JSON text; ``NaN`` and ``Infinity`` are refused (ValueError)."""
+    """Parse one JSON text; ``NaN`` and ``Infinity`` are refused (ValueError), and so is
+    a number too large for a double (``1e400``), which would otherwise become one."""
     if text[:1] == "{" and text[-1:] == "}":
         # the usual message, with nothing around it: the scanner alone (the decoder's
         # own path strips whitespace that is not there); anything else, errors

@@ -83,6 +83,23 @@ class ErrorReply(tuple[bytes, ...]):
         return reply
 
 
+def response_problem(message: dict[str, Any], has_id: bool) -> str | None:
+    """Why ``message``, which has no ``method``, is not a well-formed JSON-RPC response
+    (the -32600 message), or None when it is one: a ``result`` with an ``id``, or an
+    ``error`` object with an integer ``code`` (its ``id`` may be absent: the MCP schema
+    lets an error response leave it out). Well-formed responses are never answered."""
+    if "result" in message:
+        if "error" in message:
+            return "Invalid Request: a response has a result or an error, not both"
+        return None if has_id else "Invalid Request: a result response needs an id"
+    if "error" in message:
+        error = message["error"]
+        if not isinstance(error, dict) or type(error.get("code")) is not int:
+            return "Invalid Request: error must be an object with an integer code"
+        return None
+    return "Invalid Request: no method (and not a response)"
+
+
 def negotiate_version(requested: object) -> str:
     """The legacy version ``initialize`` settles on: the one asked for when this server
     speaks it, else the newest legacy version."""
@@ -224,9 +241,10 @@ class Protocol:
             )
         method = message.get("method")
         if "method" not in message:
-            if has_id and ("result" in message or "error" in message):
+            problem = response_problem(message, has_id)
+            if problem is None:
                 return None  # a response: this server sends no requests, so nothing to match
-            return self._error(request_id, INVALID_REQUEST, "Invalid Request: no method")
+            return self._error(request_id, INVALID_REQUEST, problem)
         if message.get("jsonrpc") != "2.0":
             return self._error(
                 request_id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'

@@ -72,6 +72,7 @@ from skillpack.server.protocol import (
     ErrorReply,
     Protocol,
     negotiate_version,
+    response_problem,
 )
 from skillpack.server.transports import http_defaults as defaults
 
@@ -198,16 +199,7 @@ def _invalid(message: dict[str, Any]) -> str | None:
         if not has_id and not isinstance(message.get("params", {}), dict):
             return "Invalid Request: params must be an object"
         return None
-    if "result" in message:
-        if "error" in message:
-            return "Invalid Request: a response has a result or an error, not both"
-        return None if has_id else "Invalid Request: a result response needs an id"
-    if "error" in message:
-        error = message["error"]
-        if not isinstance(error, dict) or type(error.get("code")) is not int:
-            return "Invalid Request: error must be an object with an integer code"
-        return None
-    return "Invalid Request: no method (and not a response)"
+    return response_problem(message, has_id)
 
 
 def modern_status(code: int) -> int:
