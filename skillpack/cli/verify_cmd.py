@@ -147,14 +147,18 @@ def _verify_pulled(
     reference: str, policy: SignaturePolicy, registry: Any, *, offline: bool, as_json: bool
 ) -> None:
     from skillpack.cli.oci import fetch_verified
-    from skillpack.cli.output import echo_json
+    from skillpack.cli.output import echo_json, plural
 
+    # without signature options the referrers are fetched best effort, only to say
+    # whether the bundle has a signature (as verify says of a file beside a local one)
     pulled = fetch_verified(
-        reference, policy, registry.client_options(), offline=offline, signatures=False
+        reference, policy, registry.client_options(), offline=offline, signatures=True
     )
     for note in pulled.notes:
         print(f"note: {note}", file=sys.stderr)
+    referrers = len(pulled.fetched.signature_paths)
     if as_json:
+        unchecked = "not-checked" if referrers else "absent"
         echo_json(
             {
                 "bundle": pulled.reference,
@@ -165,15 +169,21 @@ def _verify_pulled(
                 "skills": pulled.skills,
                 "files": pulled.files,
                 "signature": None if pulled.verified is None else _signature_json(pulled.verified),
-                "signature-status": "not-checked" if pulled.verified is None else "verified",
+                "signature-status": unchecked if pulled.verified is None else "verified",
+                "signature-referrers": referrers,
             }
         )
         return
     print(pulled.summary())
     print(f"  archive {pulled.archive_digest}")
     print(f"  lock    {pulled.lock_digest}")
-    if pulled.verified is None:  # a verified one's summary names the signer
-        print(f"  signature: not checked ({CHECK_OPTIONS})")
+    if pulled.verified is not None:  # a verified one's summary names the signer
+        return
+    if referrers:
+        found = plural(referrers, "signature referrer")
+        print(f"  signature: present ({found}), not checked ({CHECK_OPTIONS})")
+    else:
+        print("  signature: none")
 
 
 def _signature_json(signed: Any) -> dict[str, Any]:

@@ -154,6 +154,10 @@ def test_key_mode_round_trip_through_the_cli(
     assert f"OK: {by_digest} signed by key" in verified.stdout
     unsigned_check = ok(skillpack("verify", tagged, env=env))
     assert f"OK {by_digest}: oci-demo 1.2.3, 2 skills" in unsigned_check.stdout
+    # no signer to check against: it says whether there is a signature to check
+    assert "signature: present (1 signature referrer), not checked" in unsigned_check.stdout
+    as_json = json.loads(ok(skillpack("verify", tagged, "-f", "json", env=env)).stdout)
+    assert as_json["signature-status"] == "not-checked" and as_json["signature-referrers"] == 1
     inspected = json.loads(ok(skillpack("inspect", by_digest, "--json", env=env)).stdout)
     assert inspected["reference"] == by_digest and inspected["name"] == "oci-demo"
     assert {s["path"] for s in inspected["skills"]} == {"review", "release"}
@@ -515,7 +519,9 @@ def test_a_signature_referrer_deleted_from_the_registry_is_skipped(
     assert "gone from the registry (HTTP 404): skipped" in pulled.stderr
     assert files_under(out) == [out / "a.skp"]  # no signature to write beside it
     assert (out / "a.skp").read_bytes() == project.read_bytes()
-    ok(skillpack("verify", tagged, env=env))
+    checked = ok(skillpack("verify", tagged, env=env))
+    assert "signature: none" in checked.stdout  # the only referrer is gone
+    assert "gone from the registry (HTTP 404): skipped" in checked.stderr
 
     fresh = {**env, "SKILLPACK_CACHE_DIR": str(tmp_path / "fresh-cache")}
     for environment in (env, fresh):  # the cache's record, and the registry itself
