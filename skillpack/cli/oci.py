@@ -25,7 +25,6 @@ from skillpack._internal.words import plural
 from skillpack.errors import SkillpackError, display_path
 
 if TYPE_CHECKING:
-    from skillpack.bundle.reader import Bundle
     from skillpack.registry import FetchResult, PushResult
     from skillpack.registry.options import ClientOptions
     from skillpack.registry.reference import Reference
@@ -204,22 +203,36 @@ def _verify_fetched(
                 fetched.signature,
             )
         from skillpack.registry import fetch_bundle
-        from skillpack.signing.errors import SignatureError
 
-        try:
-            verified = _verify_signatures(fetched, policy, bundle)
-        except SignatureError:
+        def refresh() -> tuple[Path, ...]:
+            """The cache holds the signatures seen at the first fetch: the registry's
+            current ones, asked for before refusing."""
+            nonlocal fetched
             if not fetched.from_cache or offline:
-                raise
-            # the cache holds the signatures seen at the first fetch: ask the
-            # registry for the current ones before refusing
+                return ()
             fetched = fetch_bundle(
                 fetched.reference,
                 options=options,
                 refresh_signatures=True,
                 verify_cached_blob=False,
             )
-            verified = _verify_signatures(fetched, policy, bundle)
+            return fetched.signature_paths
+
+        from skillpack.signing.errors import SignatureError
+        from skillpack.signing.verify import verify_any_signature
+
+        try:
+            verified = verify_any_signature(
+                fetched.bundle_path,
+                fetched.signature_paths,
+                policy,
+                label=str(fetched.reference),
+                bundle=bundle,
+                refresh=refresh,
+            )
+        except SignatureError as exc:  # with the notes of the last fetch (a referrer gone)
+            exc.details.extend(note for note in fetched.notes if note not in exc.details)
+            raise
         statement = verified.statement
         # the signature bound this digest to the bytes verified (the open bundle's)
         _check_archive(fetched, statement.archive_digest)
@@ -247,28 +260,6 @@ def _check_archive(fetched: FetchResult, archive_digest: str) -> None:
             f"{fetched.bundle_digest}",
             hint="the cached copy changed after it was fetched; fetch it again",
         )
-
-
-def _verify_signatures(
-    fetched: FetchResult, policy: SignaturePolicy, bundle: Bundle
-) -> VerifiedBundle:
-    """One of the fetched signature referrers must verify under ``policy`` (against
-    ``bundle``, open in full mode); a refusal carries the fetch's notes (a referrer
-    listed but gone, say)."""
-    from skillpack.signing.errors import SignatureError
-    from skillpack.signing.verify import verify_any_signature
-
-    try:
-        return verify_any_signature(
-            fetched.bundle_path,
-            fetched.signature_paths,
-            policy,
-            label=str(fetched.reference),
-            bundle=bundle,
-        )
-    except SignatureError as exc:
-        exc.details.extend(note for note in fetched.notes if note not in exc.details)
-        raise
 
 
 @contextmanager

@@ -16,6 +16,7 @@ longer serves its pin (``INS007``).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -215,19 +216,14 @@ def _verify(
     signatures: tuple[Path, ...],
     policy: SignaturePolicy,
     label: str,
-    refetch: object,
+    refresh: Callable[[], tuple[Path, ...]] | None,
 ) -> VerifiedBundle:
-    from skillpack.signing.errors import SignatureError
     from skillpack.signing.verify import verify_any_signature
 
-    try:
-        return verify_any_signature(path, signatures, policy, label=label, bundle=bundle)
-    except SignatureError:
-        fresh = refetch() if callable(refetch) else ()
-        if not fresh:
-            raise
-        # signatures pushed after the first fetch are not in the cache's record
-        return verify_any_signature(path, fresh, policy, label=label, bundle=bundle)
+    # signatures pushed after the first fetch are not in the cache's record: refresh
+    return verify_any_signature(
+        path, signatures, policy, label=label, bundle=bundle, refresh=refresh
+    )
 
 
 def _fetch(
@@ -239,7 +235,7 @@ def _fetch(
     options: ClientOptions | None,
     offline: bool,
     signatures: bool,
-) -> tuple[Path, str, tuple[Path, ...], str, object]:
+) -> tuple[Path, str, tuple[Path, ...], str, Callable[[], tuple[Path, ...]]]:
     """Fetch an ``oci://`` source into the cache: (bundle file, manifest digest,
     signature files, label, a function fetching the signatures again or None). The
     signature referrers are fetched only when they will be checked (``signatures``):

@@ -23,7 +23,7 @@ an unexpected exception anywhere becomes SIG099, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from skillpack.bundle.reader import Bundle, open_bundle
-from skillpack.errors import SkillpackError, display_path, missing_path
+from skillpack.errors import EXIT_FINDINGS, SkillpackError, display_path, missing_path
 from skillpack.manifest import file_digest
 from skillpack.signing.dsse import SignatureFile, read_signature_file
 from skillpack.signing.errors import SignatureError, failed, unusable
@@ -259,6 +259,7 @@ def verify_any_signature(
     *,
     label: str | None = None,
     bundle: Bundle | None = None,
+    refresh: Callable[[], Sequence[Path]] | None = None,
 ) -> VerifiedBundle:
     """Verify ``archive`` against candidate signature files, in order (a registry holds
     one signature referrer per signer): the first that verifies under ``policy`` wins.
@@ -266,7 +267,30 @@ def verify_any_signature(
     ``policy.signature``, when given (``--signature FILE``), is the one candidate. No
     candidate at all is SIG001 (exit 1). When every one fails, the first failure is
     raised, the others' codes listed in its details. A problem with the options or the
-    trust configuration (exit 2) is raised at once: no other signature would fix it."""
+    trust configuration (exit 2) is raised at once: no other signature would fix it.
+
+    ``refresh``: for candidates taken from a cache (a registry's referrers as first
+    fetched), a function asking their source for the current ones. When no candidate
+    verifies, it is called once and the candidates it gives are tried in turn (one
+    signed and pushed since, say); when it gives none, the first refusal stands."""
+    try:
+        return _first_verifying(archive, signatures, policy, label, bundle)
+    except SignatureError as exc:
+        if refresh is None or policy.signature is not None or exc.exit_code != EXIT_FINDINGS:
+            raise
+        fresh = refresh()
+        if not fresh:
+            raise
+    return _first_verifying(archive, fresh, policy, label, bundle)
+
+
+def _first_verifying(
+    archive: Path,
+    signatures: Sequence[Path],
+    policy: SignaturePolicy,
+    label: str | None,
+    bundle: Bundle | None,
+) -> VerifiedBundle:
     where = label or display_path(archive)
     policy.validate()
     if policy.signature is not None:

@@ -119,3 +119,50 @@ def _flip(path: Path, offset: int) -> None:
     data[offset] ^= 0xFF
     with path.open("r+b") as f:  # in place: the same inode
         f.write(data)
+
+
+def test_a_signature_pushed_after_the_first_fetch_is_found(
+    sp: Run,
+    project: Path,
+    bundles: Bundles,
+    registry: DistributionRegistry,  # noqa: F811
+    cli_registry_env: dict[str, str],  # noqa: F811
+    keys: tuple[Path, Path],
+    other_keys: tuple[Path, Path],
+    tmp_path: Path,
+) -> None:
+    """The cache records a bundle's signature referrers when it first fetches them. A
+    second signer's signature pushed later is not in that record: when no recorded one
+    verifies, pull and install ask the registry for the current referrers before they
+    refuse (offline, they cannot: the refusal stands)."""
+    tag = registry.ref("acme/skills", "stable")
+    for_pull = {**cli_registry_env, "SKILLPACK_CACHE_DIR": str(tmp_path / "pull-cache")}
+    for_install = {**cli_registry_env, "SKILLPACK_CACHE_DIR": str(tmp_path / "install-cache")}
+    first = tmp_path / "first.skp"
+    shutil.copy(bundles.v1, first)
+    pushed = ok(sp("push", first, tag, "--sign", "--key", keys[0], extra=for_pull))
+    by_digest = pushed.stdout.strip()  # a reference by digest is served from the cache
+    assert "@sha256:" in by_digest
+    # each cache records the one signature there is
+    ok(sp("pull", by_digest, "--key", keys[1], "-o", tmp_path / "a.skp", extra=for_pull))
+    ok(sp("install", by_digest, "-a", "codex", "--require-signature", "--key", keys[1],
+          extra=for_install))  # fmt: skip
+    second = tmp_path / "second.skp"
+    shutil.copy(bundles.v1, second)  # the same archive, signed by another key, pushed
+    ok(sp("sign", second, "--key", other_keys[0], extra=for_pull))
+    ok(sp("push", second, tag, extra=for_pull))
+
+    offline = refused(
+        sp("pull", by_digest, "--offline", "--key", other_keys[1], "-o", tmp_path / "x.skp",
+           extra=for_pull),
+        "SIG",
+        1,
+    )  # fmt: skip
+    assert "SIG001" not in offline  # the recorded signature is there, by the other key
+    ok(sp("pull", by_digest, "--key", other_keys[1], "-o", tmp_path / "b.skp", extra=for_pull))
+    assert (tmp_path / "b.skp").read_bytes() == bundles.v1.read_bytes()
+    other = tmp_path / "other"
+    other.mkdir()
+    ok(sp("install", by_digest, "-a", "codex", "--require-signature", "--key", other_keys[1],
+          cwd=other, extra=for_install))  # fmt: skip
+    assert 'signer = { mode = "key"' in (other / LOCK).read_text()
