@@ -190,3 +190,14 @@ def test_the_structural_rules_are_the_documented_ones() -> None:
         assert "Can be ignored: no" in RULES[code].doc
     proc = run_cli("rule", "SP301", "--format", "json")
     assert json.loads(proc.stdout)["structural"] is True
+
+
+def test_a_control_character_is_one_finding_not_two(tmp_path: Path) -> None:
+    """A name the bundle format refuses is SP210's error; the SP206 warning that its
+    characters need percent-encoding would say the same thing twice."""
+    bad = _control_character(tmp_path)
+    spaced = write(bad.parent / "user guide.md", "guide\n")  # needs encoding, publishable
+    proc = run_cli("lint", "--format", "json", ".", cwd=tmp_path)
+    found = {(f["code"], Path(str(f["path"])).name) for f in _findings(proc.stdout)}
+    assert ("SP210", bad.name) in found and ("SP206", bad.name) not in found, found
+    assert ("SP206", spaced.name) in found

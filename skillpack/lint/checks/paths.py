@@ -12,7 +12,13 @@ from skillpack.lint.checks.registry import skill_check, tree_check
 from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
 from skillpack.manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL
-from skillpack.source.paths import CLASH, COLLISION, collision_key, tree_problems
+from skillpack.source.paths import (
+    CLASH,
+    COLLISION,
+    collision_key,
+    tree_problems,
+    unsafe_published_path,
+)
 
 MIB = 1024 * 1024
 
@@ -71,7 +77,9 @@ def file_names(ctx: SkillContext) -> Iterator[Finding]:
     reported: set[str] = set()
     for f in ctx.skill.files:
         segments = f.rel.split("/")
-        for segment in segments:
+        # a path the bundle format refuses is SP210's (an error): no warning besides it
+        unpublishable = unsafe_published_path(f.rel) is not None
+        for segment in () if unpublishable else segments:
             encoded = encode_segment(segment)
             if encoded != segment:
                 yield ctx.finding(
