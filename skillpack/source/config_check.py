@@ -68,12 +68,13 @@ def _table(properties: dict[str, Check], required: tuple[str, ...] = ()) -> Chec
     return check
 
 
+_ROOT_TABLE = _table(
+    {"path": _nonempty, "prefix": lambda v: _string(v, _PREFIX)}, required=("path",)
+)
+
+
 def _root(value: Any) -> bool:
-    if type(value) is str:
-        return len(value) >= 1
-    return _table({"path": _nonempty, "prefix": lambda v: _string(v, _PREFIX)}, required=("path",))(
-        value
-    )
+    return len(value) >= 1 if type(value) is str else _ROOT_TABLE(value)
 
 
 def _roots(value: Any) -> bool:
