@@ -196,7 +196,12 @@ def open_source(
             raise _moved(source, pinned.bundle_digest, digest, frozen)
         verified = None
         if policy is not None and checked:
-            verified = _verify(path, bundle, signatures, policy, label, refetch)
+            from skillpack.signing.verify import verify_any_signature
+
+            # signatures pushed after the first fetch are not in the cache's record
+            verified = verify_any_signature(
+                path, signatures, policy, label=label, bundle=bundle, refresh=refetch
+            )
         manifest = bundle.manifest
         signer = (
             Signer(verified.mode, verified.signer, verified.issuer)
@@ -208,22 +213,6 @@ def open_source(
     except BaseException:
         bundle.close()
         raise
-
-
-def _verify(
-    path: Path,
-    bundle: Bundle,
-    signatures: tuple[Path, ...],
-    policy: SignaturePolicy,
-    label: str,
-    refresh: Callable[[], tuple[Path, ...]] | None,
-) -> VerifiedBundle:
-    from skillpack.signing.verify import verify_any_signature
-
-    # signatures pushed after the first fetch are not in the cache's record: refresh
-    return verify_any_signature(
-        path, signatures, policy, label=label, bundle=bundle, refresh=refresh
-    )
 
 
 def _fetch(
