@@ -74,13 +74,17 @@ def test_the_canonical_reading_and_tomllib_agree(lock: InstallLock) -> None:
     tomllib.loads(data.decode())  # and it is TOML
 
 
+#: a lock of one source and one skill of one file
+ONE_SKILL = InstallLock(
+    (SourcePin("a.skp", "acme", "1.0.0", "sha256:" + "a" * 64),),
+    (InstalledSkill("review", "a.skp", "review",
+                    (InstalledDir(".agents/skills/review", ("codex",)),),
+                    (LockedFile("SKILL.md", 3, "sha256:" + "b" * 64),)),),
+)  # fmt: skip
+
+
 def test_a_lock_in_another_layout_is_read_in_full() -> None:
-    lock = InstallLock(
-        (SourcePin("a.skp", "acme", "1.0.0", "sha256:" + "a" * 64),),
-        (InstalledSkill("review", "a.skp", "review",
-                        (InstalledDir(".agents/skills/review", ("codex",)),),
-                        (LockedFile("SKILL.md", 3, "sha256:" + "b" * 64),)),),
-    )  # fmt: skip
+    lock = ONE_SKILL
     data = render_install_lock(lock) + b"# edited by hand\n"
     assert parse_install_lock(data, "x") == lock
 
@@ -98,12 +102,7 @@ def test_a_lock_in_another_layout_is_read_in_full() -> None:
     ],
 )
 def test_a_lock_that_is_not_valid_is_refused(edit: tuple[bytes, bytes], message: str) -> None:
-    lock = InstallLock(
-        (SourcePin("a.skp", "acme", "1.0.0", "sha256:" + "a" * 64),),
-        (InstalledSkill("review", "a.skp", "review",
-                        (InstalledDir(".agents/skills/review", ("codex",)),),
-                        (LockedFile("SKILL.md", 3, "sha256:" + "b" * 64),)),),
-    )  # fmt: skip
+    lock = ONE_SKILL
     data = render_install_lock(lock).replace(*edit)
     with pytest.raises(InstallLockError, match=message) as caught:
         parse_install_lock(data, "skillpack-install.lock")
