@@ -52,6 +52,46 @@ VECTOR_FILES = {
     "skill://acme/billing/refunds/templates/refund-email.md": (
         24, "sha256:303346af8070259117fcd9cbeb442a149cae197e6606fc279d823d00870cec46"),
 }  # fmt: skip
+#: Messages holding a string UTF-8 cannot encode (a lone surrogate, written as the
+#: escape ``\ud800``, which is valid JSON), with the code, the field named and the id
+#: expected back (None: none, since the id itself cannot be sent back).
+_MODERN_META = json.dumps(META)
+UNENCODABLE: list[tuple[bytes, int, str, object]] = [
+    (b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', -32600, "id", None),
+    (b'{"jsonrpc":"2.0","id":"ok\\udfff","method":"skills/list"}', -32600, "id", None),
+    (b'{"jsonrpc":"2.0","id":1,"method":"\\ud800"}', -32600, "method", 1),
+    (b'{"jsonrpc":"2.0","id":2,"method":"ping\\udc00x"}', -32600, "method", 2),
+    (b'{"jsonrpc":"\\ud800","id":3,"method":"ping"}', -32600, "jsonrpc", 3),
+    (
+        b'{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"skill://\\ud800/'
+        b'SKILL.md","_meta":' + _MODERN_META.encode() + b"}}",
+        -32602,
+        "params.uri",
+        4,
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":"five","method":"skills/list","params":{"x":[1,{"\\udbff":2}],'
+        b'"_meta":' + _MODERN_META.encode() + b"}}",
+        -32602,
+        'params.x[1]["\\udbff"]',
+        "five",
+    ),
+    (  # deep in the params, below the nesting limit: found without recursing
+        b'{"jsonrpc":"2.0","id":6,"method":"skills/list","params":{"deep":'
+        + b"[" * 800 + b'"\\ude00"' + b"]" * 800 + b"}}",
+        -32602,
+        "params.deep" + "[0]" * 800,
+        6,
+    ),
+    (  # in _meta, which the era is read from
+        b'{"jsonrpc":"2.0","id":7,"method":"skills/list","params":{"_meta":{'
+        b'"io.modelcontextprotocol/protocolVersion":"2026-07-28\\ud800",'
+        b'"io.modelcontextprotocol/clientCapabilities":{}}}}',
+        -32602,
+        'params._meta["io.modelcontextprotocol/protocolVersion"]',
+        7,
+    ),
+]
 #: the guard against a hung server: not an assertion about speed
 HANG_GUARD_S = 60.0
 

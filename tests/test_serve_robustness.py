@@ -7,7 +7,15 @@ import signal
 import subprocess
 from pathlib import Path
 
-from mcp_wire import HANG_GUARD_S, META, Server, check, request_line, run_piped
+from mcp_wire import (
+    HANG_GUARD_S,
+    META,
+    UNENCODABLE,
+    Server,
+    check,
+    request_line,
+    run_piped,
+)
 
 from tests.conftest import EXAMPLES
 
@@ -173,3 +181,74 @@ def test_nothing_but_protocol_messages_on_stdout() -> None:
     for line in proc.stdout.splitlines():
         assert json.loads(line)["jsonrpc"] == "2.0"
     assert b"serving 5 skills" in proc.stderr
+
+
+def test_a_string_utf8_cannot_encode_is_refused_naming_its_field_and_serving_goes_on() -> (
+    None
+):
+    """A lone surrogate (``"\\ud800"``) is valid JSON but no UTF-8: the server can neither
+    serve it nor echo it. It used to kill the server (exit 3); now every such message is
+    answered (-32600, -32602 in params) naming the field, and the next request too."""
+    with Server(SKILLS) as server:
+        for data, code, field, request_id in UNENCODABLE:
+            server.send_bytes(data + b"\n")
+            reply = server.recv()
+            check("core", "JSONRPCErrorResponse", reply)
+            assert reply["error"]["code"] == code, (data[:60], reply)
+            assert reply["error"]["data"] == {"field": field}, reply
+            assert reply.get("id") == request_id, reply
+            assert field[:40] in reply["error"]["message"]
+            assert server.modern("skills/list")["skills"]  # still serving
+        # a paired escape is one character, served as any other; an escaped backslash
+        # before "ud800" is text, not a surrogate
+        server.send_bytes(b'{"jsonrpc":"2.0","id":"\\ud83d\\ude00","method":"ping"}\n')
+        assert server.recv() == {"jsonrpc": "2.0", "id": "\U0001f600", "result": {}}
+        server.send_bytes(b'{"jsonrpc":"2.0","id":"\\\\ud800","method":"ping"}\n')
+        assert server.recv() == {"jsonrpc": "2.0", "id": "\\ud800", "result": {}}
+        # notifications and well-formed responses are never answered, surrogate or not
+        server.send_bytes(b'{"jsonrpc":"2.0","method":"notifications/\\ud800"}\n')
+        server.send_bytes(b'{"jsonrpc":"2.0","id":9,"result":{"x":"\\ud800"}}\n')
+        # a batch: the members whose id can be sent back are answered
+        server.send_bytes(
+            b'[{"jsonrpc":"2.0","id":"\\ud800","method":"ping"},'
+            b'{"jsonrpc":"2.0","id":10,"method":"ping"}]\n'
+        )
+        reply = server.recv()
+        assert reply["id"] == 10 and reply["error"]["code"] == -32600
+        # a line too long to keep, whose id is a lone surrogate: answered without it
+        server.send_bytes(b'{"jsonrpc":"2.0","id":"\\ud800","x":"' + b"a" * (5 << 20) + b'"}\n')
+        reply = server.recv()
+        assert reply["error"]["code"] == -32600 and "id" not in reply
+        assert server.modern("skills/list")["skills"]
+        code_, stderr = server.close()
+    assert code_ == 0, stderr
+    assert "internal error" not in stderr and "Traceback" not in stderr
+
+
+def test_overlong_strings_huge_numbers_and_deep_nesting_are_answered() -> None:
+    """The rest of what a client can put in a message that parses: every one answered,
+    with an error that does not send a megabyte back in its message, and serving goes
+    on."""
+    big = "m" * (3 << 20)
+    with Server(SKILLS) as server:
+        server.send({"jsonrpc": "2.0", "id": 1, "method": big})
+        reply = server.recv()
+        assert reply["error"]["code"] == -32601
+        assert len(reply["error"]["message"]) <= 400  # cut, where data keeps it whole
+        server.send_bytes(b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"ping"}\n')
+        reply = server.recv()
+        assert reply["error"]["code"] == -32700
+        assert reply["error"]["message"] == "Parse error: an integer has more than 4300 digits"
+        server.send_bytes(b'{"jsonrpc":"2.0","id":' + b"9" * 4000 + b',"method":"ping"}\n')
+        assert server.recv()["id"] == int("9" * 4000)  # a large id is an id: echoed whole
+        server.send({"jsonrpc": "2.0", "id": "i" * (3 << 20), "method": "ping"})
+        assert server.recv()["id"] == "i" * (3 << 20)
+        deep: object = []
+        for _ in range(800):
+            deep = [deep]
+        server.send({"jsonrpc": "2.0", "id": 2, "method": "skills/list",
+                     "params": {"_meta": META, "deep": deep}})  # fmt: skip
+        assert server.recv()["result"]["skills"]
+        assert server.modern("skills/list")["skills"]
+        code_, stderr = server.close()
+    assert code_ == 0, stderr

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -55,7 +57,63 @@ def decode_json(text: str) -> Any:
         else:
             if end == len(text):
                 return value
-    return _DECODER.decode(text)
+    try:
+        return _DECODER.decode(text)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        # Python's own words name a Python setting; the client needs the JSON's
+        limit = sys.get_int_max_str_digits()
+        raise ValueError(f"an integer has more than {limit} digits") from None
+
+
+#: A UTF-16 surrogate escape (``\\ud800``): the only way a JSON text that is valid UTF-8
+#: decodes to a string UTF-8 cannot encode (a lone surrogate). Paired escapes decode to
+#: one character; a match is a hint to look, not a finding.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def may_hold_surrogate(text: str) -> bool:
+    """False when the JSON ``text`` certainly decodes to strings that are all valid Unicode
+    (no ``\\uD800``-``\\uDFFF`` escape in it); a cheap test made on every message."""
+    return "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
+
+
+def encodable(text: str) -> bool:
+    """True when ``text`` can be encoded as UTF-8 (it holds no lone surrogate)."""
+    return text.isascii() or _LONE_SURROGATE.search(text) is None
+
+
+def _member(path: str, key: str) -> str:
+    if _IDENTIFIER.match(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key)}]"  # ensure_ascii: a lone surrogate shown escaped
+
+
+def lone_surrogate(value: Any, path: str = "") -> tuple[str, str] | None:
+    """The first string (or object key) in the decoded JSON ``value`` that UTF-8 cannot
+    encode, as (its path, e.g. ``params.uri`` or ``params["\\ud800"]``, and the
+    surrogate's escape, ``\\ud800``); None when every string is valid Unicode. Walks
+    without recursion, so any depth the decoder returned is walked."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            found = _LONE_SURROGATE.search(item)
+            if found is not None:
+                return where, f"\\u{ord(found.group()):04x}"
+        elif isinstance(item, dict):
+            members = list(item.items())
+            for key, _ in members:
+                found = _LONE_SURROGATE.search(key)
+                if found is not None:
+                    return _member(where, key), f"\\u{ord(found.group()):04x}"
+            stack.extend((_member(where, key), member) for key, member in reversed(members))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", member) for i, member in reversed(list(enumerate(item))))
+    return None
 
 
 PARSE_ERROR = -32700
@@ -72,12 +130,17 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 LEGACY_RESOURCE_NOT_FOUND = -32002
 
 RequestId = str | int
+#: Longest error ``message``: one sentence, which may quote a client's string (a method,
+#: a URI) that is cut rather than sent back whole (``data`` carries it as sent).
+MAX_ERROR_MESSAGE_CHARS = 400
 
 
 class RpcError(Exception):
     """An error response: ``code``, a one-sentence ``message`` and optional ``data``."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
+        if len(message) > MAX_ERROR_MESSAGE_CHARS:  # a client's long string echoed: cut
+            message = message[: MAX_ERROR_MESSAGE_CHARS - 1] + "…"
         super().__init__(message)
         self.code = code
         self.message = message
@@ -102,7 +165,10 @@ def error_response(request_id: RequestId | None, error: RpcError) -> bytes:
     if request_id is not None:
         message["id"] = request_id
     message["error"] = error.to_wire()
-    return encode_json(message) + b"\n"
+    try:
+        return encode_json(message) + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate echoed: escaped, never a crash
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def result_head(request_id: RequestId) -> bytes:

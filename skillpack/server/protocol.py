@@ -52,8 +52,11 @@ from skillpack.server.jsonrpc import (
     RequestId,
     RpcError,
     decode_json,
+    encodable,
     encode_json,
     error_response,
+    lone_surrogate,
+    may_hold_surrogate,
     result_head,
     valid_id,
 )
@@ -100,6 +103,33 @@ def response_problem(message: dict[str, Any], has_id: bool) -> str | None:
     return "Invalid Request: no method (and not a response)"
 
 
+def unicode_problem(message: dict[str, Any]) -> tuple[RequestId | None, RpcError] | None:
+    """The error for a message holding a string UTF-8 cannot encode (a lone surrogate,
+    ``"\\ud800"``), with the id to answer it under, or None when it holds none or
+    needs no answer (a notification, a well-formed response).
+
+    Such a string can be neither served nor echoed: in ``id`` it is -32600 answered
+    without an id; in ``params`` -32602, anywhere else -32600, naming the field."""
+    found = lone_surrogate(message)
+    if found is None:
+        return None
+    where, escape = found
+    request_id = message.get("id")
+    if isinstance(request_id, str) and not encodable(request_id):
+        return None, RpcError(
+            INVALID_REQUEST,
+            f"Invalid Request: id holds a lone surrogate ({escape}), which is not Unicode "
+            "and cannot be sent back; send ids as valid UTF-8",
+            {"field": "id"},
+        )
+    if "method" not in message or "id" not in message or not valid_id(request_id):
+        return None  # nothing of it is echoed: the usual checks answer it, or nothing does
+    text = f"{where} holds a lone surrogate ({escape}), which is not Unicode; send valid UTF-8"
+    if where == "params" or where.startswith(("params.", "params[")):
+        return request_id, RpcError(INVALID_PARAMS, f"Invalid params: {text}", {"field": where})
+    return request_id, RpcError(INVALID_REQUEST, f"Invalid Request: {text}", {"field": where})
+
+
 def negotiate_version(requested: object) -> str:
     """The legacy version ``initialize`` settles on: the one asked for when this server
     speaks it, else the newest legacy version."""
@@ -143,7 +173,8 @@ def _sniff_id(head: bytes) -> RequestId | None:
         except (ValueError, RecursionError):
             return None
         if key == "id":
-            return value if valid_id(value) else None
+            valid = valid_id(value) and (not isinstance(value, str) or encodable(value))
+            return value if valid else None
         pos = _skip_ws(text, pos)
         if not text.startswith(",", pos):
             return None
@@ -195,6 +226,11 @@ class Protocol:
             return self._error(None, PARSE_ERROR, f"Parse error: {exc}")
         if isinstance(message, list):
             return self._batch(message)
+        if type(message) is dict and may_hold_surrogate(text):
+            problem = unicode_problem(message)
+            if problem is not None:
+                request_id, error = problem
+                return ErrorReply((error_response(request_id, error),), error.code)
         return self._message(message)
 
     def handle_message(self, message: Any) -> Encoded | None:
@@ -224,6 +260,7 @@ class Protocol:
             m["id"]
             for m in batch
             if isinstance(m, dict) and "method" in m and valid_id(m.get("id"))
+            and (not isinstance(m["id"], str) or encodable(m["id"]))
         ]
         if not ids:
             return self._error(None, INVALID_REQUEST, reason)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_wire import check
+from mcp_wire import UNENCODABLE, check
 
 from tests.conftest import write_skill
 from tests.http.conftest import (
@@ -349,6 +349,28 @@ def test_malformed_bodies_and_batches_are_400(
     accepted (202 is only for well-formed ones), and no request is answered 200."""
     response = server.request("POST", data, era_headers[era])
     _error(response, 400, code, request_id)
+
+
+@pytest.mark.parametrize("era", ["modern", "no-session", "session"])
+@pytest.mark.parametrize(("data", "code", "field", "request_id"), UNENCODABLE)
+def test_a_string_utf8_cannot_encode_is_400_naming_its_field(
+    server: HttpServer,
+    era_headers: dict[str, dict[str, str]],
+    era: str,
+    data: bytes,
+    code: int,
+    field: str,
+    request_id: Any,
+) -> None:
+    """A lone surrogate (``"\\ud800"``) in the id, the method, the params or anywhere in
+    a request: 400 with -32600 (-32602 in params) naming the field, never 500, and the
+    id only when it can be sent back."""
+    response = server.request("POST", data, era_headers[era])
+    error = _error(response, 400, code, request_id)
+    assert error["data"] == {"field": field}
+    check("core", "JSONRPCErrorResponse", response.json())
+    assert server.modern("skills/list").status == 200
+    assert "internal error" not in server.stderr()
 
 
 def test_a_large_file_streams_with_its_digest(tmp_path: Path) -> None:

@@ -65,6 +65,7 @@ from skillpack.server.jsonrpc import (
     decode_json,
     encode_json,
     error_response,
+    may_hold_surrogate,
     valid_id,
 )
 from skillpack.server.protocol import (
@@ -73,6 +74,7 @@ from skillpack.server.protocol import (
     Protocol,
     negotiate_version,
     response_problem,
+    unicode_problem,
 )
 from skillpack.server.transports import http_defaults as defaults
 
@@ -608,7 +610,8 @@ class Contract:
         if request.method == "DELETE":
             return self._delete(request.fields)
         try:
-            message = decode_json(body.decode("utf-8"))
+            text = body.decode("utf-8")
+            message = decode_json(text)
         except UnicodeDecodeError as exc:
             return _rpc_refusal(
                 400, None, PARSE_ERROR, f"Parse error: not valid UTF-8 at byte {exc.start}"
@@ -626,6 +629,11 @@ class Contract:
             )
         if not isinstance(message, dict):
             return _rpc_refusal(400, None, INVALID_REQUEST, "Invalid Request: not a JSON object")
+        if may_hold_surrogate(text):
+            problem = unicode_problem(message)
+            if problem is not None:  # a string that can be neither served nor echoed
+                request_id, error = problem
+                return _rpc_refusal(400, request_id, error.code, error.message, error.data)
         invalid = _invalid(message)
         if invalid is not None:  # neither a request, a notification nor a response
             return _rpc_refusal(400, message.get("id"), INVALID_REQUEST, invalid)
