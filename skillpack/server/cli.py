@@ -158,7 +158,7 @@ def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ORIGIN",
         help="also accept browser requests from this Origin (https://app.example; '*': "
         "any): its CORS preflights are answered and its replies readable by the page. "
-        "Origins naming an accepted Host are always accepted",
+        "The server's own address is always accepted; an --allow-host name never is",
     )
     add(
         "--token-file",

@@ -104,7 +104,10 @@ def test_allow_host_and_allow_origin(examples_skp: Path) -> None:
     try:
         for headers, status in [
             ({"Host": "skills.example.com"}, 200),
-            ({"Host": "skills.example.com:443", "Origin": "https://skills.example.com"}, 200),
+            # an --allow-host name is a Host to answer, never an Origin to trust
+            ({"Host": "skills.example.com:443", "Origin": "https://skills.example.com"}, 403),
+            ({"Host": "alias.example:8443", "Origin": "https://alias.example:8443"}, 403),
+            ({"Host": "skills.example.com", "Origin": "https://app.example"}, 200),
             ({"Host": "alias.example:8443"}, 200),
             ({"Host": "alias.example"}, 403),
             ({"Origin": "https://app.example"}, 200),
@@ -246,6 +249,43 @@ def test_replies_to_an_accepted_origin_carry_cors_headers(browser_server: HttpSe
     refused = browser_server.request("POST", BODY, {**authorized, "Origin": "https://evil.example"})
     assert refused.status == 403
     assert not [h for h in refused.headers if h.startswith("access-control-")]
+
+
+def test_allow_host_star_never_allows_an_origin(examples_skp: Path) -> None:
+    """``--allow-host '*'`` answers any Host (behind a proxy), but a page from any site
+    must still not read the answers: its Origin is refused, preflight included, and no
+    CORS header names it. ``--allow-origin`` alone opens CORS."""
+    running = start_server(examples_skp, "--allow-host", "*")
+    try:
+        for origin in ("https://evil.example", "http://evil.example", "https://skills.example"):
+            for host in (f"127.0.0.1:{running.port}", "evil.example", "skills.example"):
+                response = running.request(
+                    "POST", BODY, {**HEADERS, "Host": host, "Origin": origin}
+                )
+                assert response.status == 403, (host, origin, response.status)
+                assert not [h for h in response.headers if h.startswith("access-control-")]
+                status, headers, _ = _preflight(running, origin, host=host)
+                assert status.startswith(b"HTTP/1.1 403 "), (host, origin, status)
+                assert not [h for h in headers if h.startswith("access-control-")]
+        # any Host without an Origin (not a browser) is answered; the server's own
+        # address as Origin is a page of this server
+        assert running.request("POST", BODY, {**HEADERS, "Host": "evil.example"}).status == 200
+        own = f"http://127.0.0.1:{running.port}"
+        response = running.request("POST", BODY, {**HEADERS, "Origin": own})
+        assert response.status == 200
+        assert response.headers["access-control-allow-origin"] == own
+    finally:
+        running.stop()
+    running = start_server(examples_skp, "--allow-host", "*", "--allow-origin", APP)
+    try:
+        response = running.request("POST", BODY, {**HEADERS, "Host": "x.example", "Origin": APP})
+        assert response.status == 200 and response.headers["access-control-allow-origin"] == APP
+        status, headers, _ = _preflight(running, APP, host="x.example")
+        assert status.startswith(b"HTTP/1.1 204 ") and headers["access-control-allow-origin"] == APP
+        evil = running.request("POST", BODY, {**HEADERS, "Origin": "https://evil.example"})
+        assert evil.status == 403
+    finally:
+        running.stop()
 
 
 def test_any_origin_is_named_not_starred(examples_skp: Path) -> None:

@@ -359,6 +359,9 @@ class _HostRules:
             exact.add(f"{name}:{port}".encode())
             if port == default_port:
                 exact.add(name.encode())
+        #: the server's own authorities (the bound address and loopback names with its
+        #: port): an Origin naming one is a page of this server, not of another site
+        self.own = frozenset(exact)
         for value in settings.allow_hosts:
             host, given_port = split_host(value.lower())
             if given_port is None:
@@ -379,13 +382,16 @@ class _HostRules:
         return split_host(text)[0].encode("latin-1") in self.names
 
     def origin_ok(self, origin: bytes) -> bool:
+        """An ``--allow-origin`` value, or the server's own address over http(s). An
+        ``--allow-host`` name never is: it says which ``Host`` to answer (a proxy's name),
+        not which sites' pages may read the answers (``*`` would admit every site)."""
         origin = origin.strip().lower()
         if self.any_origin or origin in self.origins:
             return True
         scheme, sep, authority = origin.partition(b"://")
         if not sep or scheme not in (b"http", b"https") or b"/" in authority:
             return False
-        return bool(authority) and self.host_ok(authority)
+        return authority in self.own
 
 
 def _header_text(raw: bytes) -> str | None:
