@@ -159,7 +159,7 @@ def test_modern_not_found_codes_carry_the_uri(server: Server) -> None:
 
 
 def test_unknown_methods_and_wrong_param_types(server: Server) -> None:
-    error = server.modern_error("tools/list")
+    error = server.modern_error("completion/complete")
     assert error["code"] == -32601
     assert server.modern_error("skills/nope")["code"] == -32601
     for method, params in [

@@ -33,6 +33,7 @@ from skillpack.signing.options import add_require_signature_arguments, required_
 
 if TYPE_CHECKING:
     from skillpack.registry import FetchResult
+    from skillpack.server.handlers import ServeOptions
     from skillpack.server.sources import Mount
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
@@ -256,6 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not offer resources/directory/read",
     )
     parser.add_argument(
+        "--extension-only",
+        dest="fallbacks",
+        action="store_false",
+        help="serve skills through the Skills extension and resources only: no skills "
+        "named in the instructions, no prompts, no load_skill tool (for hosts that speak "
+        "the extension)",
+    )
+    parser.add_argument(
         "--no-lint",
         dest="lint",
         action="store_false",
@@ -355,7 +364,7 @@ def _main_http(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     from skillpack._internal.words import plural
     from skillpack.server.content import VerifiedReader
-    from skillpack.server.handlers import Methods, ServeOptions
+    from skillpack.server.handlers import Methods
     from skillpack.server.index import Index
     from skillpack.server.protocol import Protocol
     from skillpack.server.sources import stderr_log
@@ -371,7 +380,7 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     mounts = _mounts(args, info)
     try:
         index = Index(mounts)
-        options = ServeOptions(args.ttl_ms, args.cache_scope, args.page_size, args.directory_read)
+        options = _options(args)
         reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
         protocol = Protocol(Methods(index, options, reader), log)
         info(
@@ -383,6 +392,14 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
         for mount in mounts:
             mount.source.close()
     return 0
+
+
+def _options(args: argparse.Namespace) -> ServeOptions:
+    from skillpack.server.handlers import ServeOptions
+
+    return ServeOptions(
+        args.ttl_ms, args.cache_scope, args.page_size, args.directory_read, args.fallbacks
+    )
 
 
 def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount]:
@@ -498,7 +515,7 @@ def _serve_http(args: argparse.Namespace) -> int:
         ) from None
     from skillpack._internal.words import plural
     from skillpack.server.content import VerifiedReader
-    from skillpack.server.handlers import Methods, ServeOptions
+    from skillpack.server.handlers import Methods
     from skillpack.server.index import Index
     from skillpack.server.protocol import Protocol
     from skillpack.server.sources import stderr_log
@@ -514,7 +531,7 @@ def _serve_http(args: argparse.Namespace) -> int:
     mounts = _mounts(args, info)
     try:
         index = Index(mounts)
-        options = ServeOptions(args.ttl_ms, args.cache_scope, args.page_size, args.directory_read)
+        options = _options(args)
         reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
         methods = Methods(index, options, reader)
         sock = http_serve.bind(host, port)

@@ -103,8 +103,18 @@ class VerifiedReader:
         if cached is not None:
             self._cache.move_to_end(file.uri)
             return (cached,)
+        data = self.verified(file)
+        if len(data) > STREAM_THRESHOLD:
+            return stream_contents(file.uri, file.mime_type, data)
+        encoded = encode_contents(file.uri, file.mime_type, data)
+        self._remember(file.uri, encoded)
+        return (encoded,)
+
+    def verified(self, file: ServedFile) -> bytes:
+        """The bytes of ``file``, read and checked against its size and digest now (not
+        cached); ReadFailure, logged, when they cannot be vouched for."""
         try:
-            data = read_verified(file.source, file.entry)
+            return read_verified(file.source, file.entry)
         except IntegrityError as exc:
             detail = exc.message.removeprefix(f"{exc.uri}: ")
             self._log(f"INT001 {file.uri}: {detail}; not sent")
@@ -114,11 +124,6 @@ class VerifiedReader:
         except Exception as exc:  # a source that cannot be read: name the URI, keep serving
             self._log(f"cannot read {file.uri}: {type(exc).__name__}: {exc}")
             raise ReadFailure(file.uri, f"{file.uri} cannot be read") from None
-        if len(data) > STREAM_THRESHOLD:
-            return stream_contents(file.uri, file.mime_type, data)
-        encoded = encode_contents(file.uri, file.mime_type, data)
-        self._remember(file.uri, encoded)
-        return (encoded,)
 
     def _remember(self, uri: str, encoded: bytes) -> None:
         self._cache[uri] = encoded
