@@ -59,9 +59,15 @@ class Bounds:
     @classmethod
     def from_environ(cls, env: Mapping[str, str] | None = None) -> Bounds:
         env = os.environ if env is None else env
-        files = int(env.get("SKILLPACK_GIT_MAX_FILES") or cls.files)
-        size = int(env.get("SKILLPACK_GIT_MAX_BYTES") or cls.bytes)
-        return cls(files, size)
+        values = []
+        for name, default in (("SKILLPACK_GIT_MAX_FILES", cls.files),
+                              ("SKILLPACK_GIT_MAX_BYTES", cls.bytes)):  # fmt: skip
+            text = env.get(name, "").strip()
+            if text and not (text.isascii() and text.isdigit()):
+                hint = f"set it to a count, or unset it (default {default})"
+                raise UsageError("USE000", f"{name}={text!r} is not a whole number", hint=hint)
+            values.append(int(text) if text else default)
+        return cls(values[0], values[1])
 
 
 def git_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -296,6 +302,9 @@ def _read_blobs(repo: Path, oids: Sequence[str]) -> dict[str, bytes]:
     for oid in oids:
         end = out.index(b"\n", pos)
         header = out[pos:end].split()
+        if len(header) != 3 or header[0].decode("ascii", "replace") != oid:
+            hint = "remove the git cache directory and install again"
+            raise SkillpackError("GIT005", f"the cache lacks the object {oid}", hint=hint)
         size = int(header[2])
         found[oid] = out[end + 1 : end + 1 + size]
         pos = end + 1 + size + 1
