@@ -85,7 +85,11 @@ CODES: dict[str, ErrorCode] = {}
 RETIRED: dict[str, str] = {}
 #: modules that :func:`register` a table of their own when imported; the docs writer
 #: and the tests import them (a module that does not exist yet is skipped)
-PACKAGE_TABLES: tuple[str, ...] = ("skillpack.registry.errors", "skillpack.install.errors")
+PACKAGE_TABLES: tuple[str, ...] = (
+    "skillpack.registry.errors",
+    "skillpack.install.errors",
+    "skillpack.gitsource.errors",
+)
 
 
 def register(family: Family, codes: Iterable[ErrorCode]) -> None:

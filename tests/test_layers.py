@@ -28,6 +28,7 @@ FLOORS: dict[str, int] = {
     "skillpack.build": 6,
     "skillpack.signing": 6,
     "skillpack.registry": 7,
+    "skillpack.gitsource": 7,
     "skillpack.install": 8,
     "skillpack.server": 8,
     "skillpack.client": 8,

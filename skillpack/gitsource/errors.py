@@ -1,0 +1,42 @@
+"""The ``GIT…`` codes of git sources, registered when this package is imported."""
+
+from __future__ import annotations
+
+from skillpack.errors import EXIT_FINDINGS, EXIT_USAGE, ErrorCode, Family, register
+
+F, U = EXIT_FINDINGS, EXIT_USAGE
+
+FAMILY = Family(
+    "GIT",
+    "git sources",
+    "Skills fetched from git repositories (`git+URL[@REF]`, `github:OWNER/REPO[@REF]`). "
+    "Nothing of a repository is run: no hooks, filters, submodules or LFS.",
+)
+
+CODES: tuple[ErrorCode, ...] = (
+    ErrorCode("GIT001", "the `git` command was not found", U,
+              "Git sources use the git command line; install git or put it on PATH."),
+    ErrorCode("GIT002", "not a git source", U,
+              "Give `git+URL[@REF]` (https, ssh, file or git URLs) or "
+              "`github:OWNER/REPO[@REF]`; a subdirectory as `#path=DIR`."),
+    ErrorCode("GIT003", "git failed talking to the repository", U,
+              "The message gives git's own reason (credentials come from git's credential "
+              "helpers and SSH agent; skillpack never prompts and never prints userinfo)."),
+    ErrorCode("GIT004", "the ref names no tag, branch or commit of the repository", U,
+              "The message lists some of the refs the repository has."),
+    ErrorCode("GIT005", "the repository no longer serves the commit", F,
+              "A force-push or a deleted ref made the pinned commit unreachable, and it is "
+              "not in the cache."),
+    ErrorCode("GIT006", "the tree holds a symbolic link that leaves it or dangles", F,
+              "A link is kept only as a copy of a file inside the tree it is in."),
+    ErrorCode("GIT007", "the tree holds a Git LFS pointer", F,
+              "LFS content is never fetched (no smudge filter runs): the file would be the "
+              "pointer, not its content."),
+    ErrorCode("GIT008", "the tree is over the bounds of a fetch", F,
+              "Too many files, too many bytes, a path too long, or a path that cannot be "
+              "published."),
+    ErrorCode("GIT009", "the subdirectory is not a directory of the commit", U,
+              "Check `#path=DIR` against the repository at that commit."),
+)  # fmt: skip
+
+register(FAMILY, CODES)
