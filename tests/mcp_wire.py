@@ -39,6 +39,10 @@ RESULT_SCHEMAS = {
     "skills/list": ("skills", "ListSkillsResult"),
     "skills/get": ("skills", "GetSkillResult"),
     "resources/directory/read": ("skills", "ReadResourceDirectoryResult"),
+    "prompts/list": ("core", "ListPromptsResult"),
+    "prompts/get": ("core", "GetPromptResult"),
+    "tools/list": ("core", "ListToolsResult"),
+    "tools/call": ("core", "CallToolResult"),
 }
 #: tests/data/vectors (README): URI -> (size, digest), served at skill paths code-review
 #: and acme/billing/refunds
@@ -78,7 +82,10 @@ UNENCODABLE: list[tuple[bytes, int, str, object]] = [
     ),
     (  # deep in the params, below the nesting limit: found without recursing
         b'{"jsonrpc":"2.0","id":6,"method":"skills/list","params":{"deep":'
-        + b"[" * 800 + b'"\\ude00"' + b"]" * 800 + b"}}",
+        + b"[" * 800
+        + b'"\\ude00"'
+        + b"]" * 800
+        + b"}}",
         -32602,
         "params.deep" + "[0]" * 800,
         6,

@@ -183,9 +183,7 @@ def test_nothing_but_protocol_messages_on_stdout() -> None:
     assert b"serving 5 skills" in proc.stderr
 
 
-def test_a_string_utf8_cannot_encode_is_refused_naming_its_field_and_serving_goes_on() -> (
-    None
-):
+def test_a_string_utf8_cannot_encode_is_refused_naming_its_field_and_serving_goes_on() -> None:
     """A lone surrogate (``"\\ud800"``) is valid JSON but no UTF-8: the server can neither
     serve it nor echo it. It used to kill the server (exit 3); now every such message is
     answered (-32600, -32602 in params) naming the field, and the next request too."""

@@ -259,7 +259,9 @@ class Protocol:
         ids = [
             m["id"]
             for m in batch
-            if isinstance(m, dict) and "method" in m and valid_id(m.get("id"))
+            if isinstance(m, dict)
+            and "method" in m
+            and valid_id(m.get("id"))
             and (not isinstance(m["id"], str) or encodable(m["id"]))
         ]
         if not ids:
