@@ -39,6 +39,10 @@ RESULT_SCHEMAS = {
     "skills/list": ("skills", "ListSkillsResult"),
     "skills/get": ("skills", "GetSkillResult"),
     "resources/directory/read": ("skills", "ReadResourceDirectoryResult"),
+    "prompts/list": ("core", "ListPromptsResult"),
+    "prompts/get": ("core", "GetPromptResult"),
+    "tools/list": ("core", "ListToolsResult"),
+    "tools/call": ("core", "CallToolResult"),
 }
 #: tests/data/vectors (README): URI -> (size, digest), served at skill paths code-review
 #: and acme/billing/refunds
