@@ -190,10 +190,10 @@ def _events(blocks: Sequence[Block]) -> Iterator[bytes]:
         else:
             opened = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
-        yield _event("content_block_start",
-                     {"type": "content_block_start", "index": index, "content_block": opened})  # fmt: skip
-        yield _event("content_block_delta",
-                     {"type": "content_block_delta", "index": index, "delta": delta})  # fmt: skip
+        started = {"type": "content_block_start", "index": index, "content_block": opened}
+        yield _event("content_block_start", started)
+        moved = {"type": "content_block_delta", "index": index, "delta": delta}
+        yield _event("content_block_delta", moved)
         yield _event("content_block_stop", {"type": "content_block_stop", "index": index})
     yield _event(
         "message_delta",
