@@ -141,7 +141,8 @@ def modern_headers(method: str, params: Mapping[str, Any] | None = None) -> dict
         "MCP-Protocol-Version": VERSION,
         "Mcp-Method": method,
     }
-    name = (params or {}).get("uri") if method == "resources/read" else None
+    key = {"resources/read": "uri", "tools/call": "name", "prompts/get": "name"}.get(method)
+    name = (params or {}).get(key) if key else None
     if isinstance(name, str):
         headers["Mcp-Name"] = name
     return headers

@@ -2,7 +2,10 @@
 on node 22) against ``skillpack serve --http`` on the example bundle.
 
 Every check of every scenario passes, except the ones listed in :data:`NOT_APPLICABLE`:
-they need tools or prompts (this server has neither) or the harness itself skips them.
+they need the harness's own diagnostic tools or subscriptions, or the harness itself
+skips them. The checks of ``tools/list``, ``prompts/list`` and ``tools/call`` (the
+caching hints, the Mcp-Method/Mcp-Name header cases) run against the server's prompts
+and its load_skill tool and pass (:data:`MUST_RUN`).
 The test fails if any other check does not pass, and also if a listed check changes
 its verdict or gives another reason than the listed one (the list must stay true).
 """
@@ -130,6 +133,22 @@ NOT_APPLICABLE: dict[tuple[str, str], dict[str, NotApplicable]] = {
 }
 
 
+#: checks that were not applicable before the server had prompts and a tool
+#: (issue 23): each must now run, and pass like every check not listed above
+MUST_RUN: dict[tuple[str, str], set[str]] = {
+    ("caching", MODERN): {
+        "sep-2549-tools-list-caching-hints",
+        "sep-2549-prompts-list-caching-hints",
+    },
+    ("http-header-validation", MODERN): {
+        "sep-2243-server-reject-invalid-headers",  # Mcp-Method and Mcp-Name of tools/call
+        "sep-2243-server-accepts-whitespace-header-value",  # tools/call, "  load_skill  "
+        "sep-2243-server-reject-error-code",
+        "sep-2243-header-name-case-insensitive",
+    },
+}
+
+
 def _contains(actual: Any, expected: Any) -> bool:
     """True when every member of ``expected`` is in ``actual`` (recursively, for objects)."""
     if isinstance(expected, Mapping):
@@ -179,31 +198,27 @@ def test_the_official_harness_passes(
     assert not wrong, wrong
     # every listed check was run (the list must stay true)
     assert set(expected) <= {check["id"] for check in checks}
+    # the checks that need the prompts and the tool ran (and so passed)
+    assert MUST_RUN.get((scenario, version), set()) <= {check["id"] for check in checks}
 
 
 def test_the_not_applicable_reasons_are_checked() -> None:
     """A listed check that does not pass for its listed reason is reported."""
-    reason = NOT_APPLICABLE[("caching", MODERN)]["sep-2549-tools-list-caching-hints"]
+    reason = NOT_APPLICABLE[("server-stateless", MODERN)][
+        "sep-2575-server-rejects-undeclared-capability"
+    ]
     check: dict[str, Any] = {
-        "id": "sep-2549-tools-list-caching-hints",
+        "id": "sep-2575-server-rejects-undeclared-capability",
         "status": "FAILURE",
-        "errorMessage": "tools/list returned JSON-RPC error -32601: Method not found: tools/list",
-        "details": {"error": {"code": -32601, "message": "Method not found: tools/list"}},
+        "errorMessage": "Not testable: server does not list the diagnostic tool "
+        "'test_missing_capability' in tools/list",
+        "details": {"untestable": True, "response": {"error": {"code": -32602}}},
     }
     assert _why_not(check, reason) is None
-    timeout = {**check, "errorMessage": "tools/list: request timed out"}
+    timeout = {**check, "errorMessage": "tools/call: request timed out"}
     assert "does not match" in str(_why_not(timeout, reason))
-    other_code = {**check, "details": {"error": {"code": -32603}}}
+    other_code = {**check, "details": {"untestable": True, "response": {"error": {"code": -32603}}}}
     assert "do not contain" in str(_why_not(other_code, reason))
     assert "status SUCCESS" in str(_why_not({**check, "status": "SUCCESS"}, reason))
-    untestable = NOT_APPLICABLE[("http-header-validation", MODERN)][
-        "sep-2243-server-reject-invalid-headers"
-    ]
-    not_flagged = {
-        "status": "FAILURE",
-        "errorMessage": "Not testable: tools/list discovery failed, so the Mcp-Name "
-        "header-validation cases could not be exercised",
-        "details": {},
-    }
-    assert "do not contain" in str(_why_not(not_flagged, untestable))
-    assert _why_not({**not_flagged, "details": {"untestable": True}}, untestable) is None
+    not_flagged = {**check, "details": {"response": {"error": {"code": -32602}}}}
+    assert "do not contain" in str(_why_not(not_flagged, reason))
