@@ -1,8 +1,9 @@
 """Skills for hosts without the Skills extension (issue 23), through the real server on
 stdio: instructions naming every skill (quoted, within the budget for 1,000 skills), one
 prompt per skill and the read-only ``load_skill`` tool, each returning exactly the
-bundle's bytes, verified; ``--extension-only`` turns them off. Over HTTP they are exercised by the official
-harness (tests/http/test_http_harness.py) and by Claude Code (tests/hosts)."""
+bundle's bytes, verified; ``--extension-only`` turns them off. Over HTTP they are
+exercised by the official harness (tests/http/test_http_harness.py) and by Claude Code
+(tests/hosts)."""
 
 from __future__ import annotations
 
