@@ -155,3 +155,13 @@ def test_the_registry_exit_code_is_the_exit_code(tmp_path: Path) -> None:
         proc = run_cli(*args)
         assert f" {code} " in f" {proc.stderr}", (args, proc.stderr)
         assert proc.returncode == CODES[code].exit_code, (args, proc.stderr)
+
+
+def test_the_readme_names_every_family_of_codes() -> None:
+    """The README's sentence on error codes names every registered prefix (it lacked
+    UNP, LNT and INT)."""
+    readme = (REPO / "README.md").read_text("utf-8")
+    start = readme.index("Every error is\na message with a stable code")
+    sentence = readme[start : readme.index("never a traceback", start)]
+    named = set(re.findall(r"`([A-Z]+)…`", sentence))
+    assert named == set(FAMILIES), sorted(set(FAMILIES) ^ named)

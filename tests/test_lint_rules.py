@@ -444,3 +444,20 @@ def test_private_key_and_credential_files_are_found_by_their_names(tmp_path: Pat
     assert [f["code"] for f in dotfile] == ["SP304"]  # never published, so no leak
     build = run_cli("build", tmp_path, "-o", tmp_path / "out.skp")
     assert build.returncode == 1 and "SP305" in build.stderr
+
+
+def test_a_footnote_definition_is_not_a_link_but_a_reference_definition_is(
+    tmp_path: Path,
+) -> None:
+    """``[^1]: GitHub Blog. (2022) ...`` is a footnote's text (scientific skills use
+    them), not a link to a file ``GitHub``; ``[guide]: missing.md`` still is a link."""
+    body = (
+        "See the study[^1] and the [guide].\n\n"
+        "[^1]: GitHub Blog. (2022) Research: quantifying GitHub Copilot's impact.\n"
+        "[^note]: notes/ideas.md is only text here.\n"
+        "[guide]: missing.md\n"
+    )
+    write(tmp_path / "sci" / "SKILL.md", skill_md("sci", body=body))
+    _, report = lint_json(tmp_path, ".")
+    broken = {(f["code"], f["line"]) for f in report["findings"] if f["code"] == "SP403"}
+    assert broken == {("SP403", 10)}, report["findings"]

@@ -132,6 +132,8 @@ def test_lock_and_build_no_lint_refuse_what_build_refuses(tmp_path: Path, case: 
         assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
         assert proc.stderr.startswith(f"{refusal} "), proc.stderr
         assert f": {code} " in proc.stderr  # the finding, named
+        if refusal == "BLD012":  # the hint is whole, not cut after "the other"
+            assert "--no-lint skips the other rules, never these" in proc.stderr
         shown = os.fsencode(culprit.relative_to(tmp_path)).decode("ascii", "backslashreplace")
         if code not in ("SP001", "SP012"):  # those name SKILL.md, the file they are in
             assert shown.replace("\t", "\\t") in proc.stderr.replace("\t", "\\t"), proc.stderr

@@ -37,7 +37,7 @@ def test_vendor_writes_a_verified_tree_that_matches_the_source(tmp_path: Path) -
     into = tmp_path / "vendored"
     proc = run_cli("vendor", "--into", into, "--", *faulty())
     assert proc.returncode == 0, proc.stderr
-    assert "pulled 4 skills" in proc.stdout or "pulled 5 skills" in proc.stdout
+    assert "vendored 4 skills" in proc.stdout or "vendored 5 skills" in proc.stdout
     pulled = _tree(into)
     assert pulled.pop("skillpack.toml")
     assert pulled == _tree(SKILLS)
@@ -120,7 +120,7 @@ def test_vendor_from_skillpack_serve_round_trips_through_build(tmp_path: Path) -
     server = [sys.executable, "-m", "skillpack", "serve", str(bundle)]
     proc = run_cli("vendor", "--into", into, "--", *server)
     assert proc.returncode == 0, proc.stderr
-    assert "pulled 5 skills, 10 files" in proc.stdout
+    assert "vendored 5 skills, 10 files" in proc.stdout
     rebuilt = tmp_path / "rebuilt.skp"
     build = run_cli("build", into, "-o", rebuilt)
     assert build.returncode == 0, build.stderr

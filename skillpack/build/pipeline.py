@@ -223,8 +223,9 @@ class Refusal:
     shown: int = 50  #: findings listed in the error's details
     unpublishable: str = ""  #: the code when only the structural rules ran
     #: the hint then
-    unpublishable_hint: str = "fix them (see 'skillpack lint'): --no-lint skips the other "
-    "rules, never these"
+    unpublishable_hint: str = (
+        "fix them (see 'skillpack lint'): --no-lint skips the other rules, never these"
+    )
 
     def error(self, findings: Sequence[Finding], *, linted: bool = True) -> SkillpackError:
         from skillpack.lint.reporters import location

@@ -292,7 +292,7 @@ def _check(scope: Scope, lock_path: Path, as_json: bool) -> int:
     from skillpack.install.drift import check_installed
     from skillpack.install.lockfile import read_install_lock
 
-    lock = read_install_lock(lock_path)
+    lock = read_install_lock(lock_path, scope)
     report = check_installed(lock, scope)
     if as_json:
         echo_json({"lock": display_path(lock_path), **report.to_json()})

@@ -102,7 +102,7 @@ def _vendor(
             origin=url or shlex.join(command or ()),
         )
     print(
-        f"pulled {plural(len(report.skills), 'skill')}, {plural(report.files, 'file')}, "
+        f"vendored {plural(len(report.skills), 'skill')}, {plural(report.files, 'file')}, "
         f"{plural(report.bytes, 'byte')} "
         f"into {report.into} (every file verified)"
     )

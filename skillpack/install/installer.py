@@ -522,7 +522,7 @@ def install(requests: Sequence[Request], settings: Settings, log: Log) -> Instal
 def _install_locked(requests: Sequence[Request], settings: Settings, log: Log) -> InstallReport:
     from skillpack.install.lockfile import read_install_lock
 
-    lock = read_install_lock(settings.lock_path)
+    lock = read_install_lock(settings.lock_path, settings.scope)
     if not requests and not lock.skills and settings.upgrade is None:
         raise UsageError(
             "INS010",

@@ -48,11 +48,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skillpack._internal.toml import toml_string
+from skillpack.bundle.zipformat import MAX_ENTRIES, MAX_OFFSET
 from skillpack.errors import Location, SkillpackError
 from skillpack.manifest import DIGEST_RE
+
+if TYPE_CHECKING:
+    from skillpack.install.targets import Scope
 
 LOCK_FILE = "skillpack-install.lock"
 LOCK_VERSION = "1.0"
@@ -400,11 +404,56 @@ def _check(lock: InstallLock, where: str) -> None:
             directories.add(d.path)
         paths: set[str] = set()
         digest_ok = DIGEST_RE.fullmatch
+        if len(skill.files) > MAX_FILES:
+            raise _error(f"{what}: lists {len(skill.files)} files, more than a bundle holds "
+                         f"({MAX_FILES})", where)  # fmt: skip
         for f in skill.files:
             if unsafe_published_path(f.path) or f.path in paths or not digest_ok(f.digest):
                 raise _error(f"{what}: file {f.path!r} is unsafe, listed twice or has a "
                              "malformed digest", where)  # fmt: skip
+            if not 0 <= f.size <= MAX_FILE_SIZE:
+                raise _error(f"{what}: file {f.path!r} has size {f.size}, more than a "
+                             f"bundle's file can have ({MAX_FILE_SIZE})", where)  # fmt: skip
             paths.add(f.path)
+
+
+#: the most a bundle (format 1, a zip without ZIP64) can hold: files, and bytes of one
+MAX_FILES = MAX_ENTRIES - 2  # as the writer counts them (BLD005)
+MAX_FILE_SIZE = MAX_OFFSET
+#: the most bytes an install lock is read to (a lock of 1,000 skills is about 1 MB)
+MAX_LOCK_BYTES = 64 * 1024 * 1024
+
+
+def check_scope(lock: InstallLock, scope: Scope, where: str) -> None:
+    """What a lock may name in ``scope`` (``INS011`` otherwise, nothing touched): each
+    directory is exactly ``AGENT_DIR/NAME`` for an agent it lists (or the one copy
+    ``--link`` keeps in ``.agents/skills``), so a lock from a pull request can never
+    point install, ``--check`` or uninstall at ``.git/hooks``, ``app/src`` or a path
+    outside the agent directories."""
+    from skillpack.source.agents import agent
+
+    for skill in lock.skills:
+        for d in skill.directories:
+            places = [scope.canonical_dir]
+            for name in d.agents:
+                known = agent(name)
+                if known is None:
+                    raise _error(f"skill {skill.name!r}: directory {d.path!r} names an "
+                                 f"unknown agent {name!r}", where)  # fmt: skip
+                places.append(scope.agent_dir(known))
+            allowed = set()
+            for place in places:
+                try:
+                    allowed.add(scope.shown(place / skill.name))
+                except ValueError:  # an agent directory outside the project: never
+                    continue
+            if d.path not in allowed:
+                raise _error(
+                    f"skill {skill.name!r}: directory {d.path!r} is not the skill's "
+                    f"directory in an agent directory of {', '.join(d.agents) or 'any agent'}",
+                    where,
+                    [f"expected one of: {', '.join(sorted(allowed))}"],
+                )
 
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
@@ -426,12 +475,35 @@ def _error(message: str, where: str, details: list[str] | None = None) -> Instal
     )
 
 
-def read_install_lock(path: Path) -> InstallLock:
-    """The install lock at ``path``; an empty lock when there is none."""
+def read_install_lock(path: Path, scope: Scope | None = None) -> InstallLock:
+    """The install lock at ``path``; an empty lock when there is none. Read only when it
+    is a regular file, at most :data:`MAX_LOCK_BYTES` (a lock linked to a device or a
+    FIFO is refused, never read without bound); checked against ``scope`` when given."""
+    import os
+    import stat
+
+    where = str(path)
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return InstallLock()
     except OSError as exc:
-        raise _error(f"cannot be read: {exc.strerror}", str(path)) from None
-    return parse_install_lock(data, str(path))
+        raise _error(f"cannot be read: {exc.strerror}", where) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _error("is not a regular file", where)
+        if info.st_size > MAX_LOCK_BYTES:
+            raise _error(f"is {info.st_size} bytes, more than {MAX_LOCK_BYTES}", where)
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read(MAX_LOCK_BYTES + 1)
+    except OSError as exc:
+        raise _error(f"cannot be read: {exc.strerror}", where) from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_LOCK_BYTES:
+        raise _error(f"is more than {MAX_LOCK_BYTES} bytes", where)
+    lock = parse_install_lock(data, where)
+    if scope is not None:
+        check_scope(lock, scope, where)
+    return lock

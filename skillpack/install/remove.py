@@ -130,7 +130,7 @@ def uninstall(
 
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with locked(lock_path.parent):
-        lock = read_install_lock(lock_path)
+        lock = read_install_lock(lock_path, scope)
         installed = {s.name: s for s in lock.skills}
         unknown = [n for n in names if n not in installed]
         if unknown:

@@ -29,7 +29,8 @@ _LINK_RE = re.compile(
     r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*)"
     r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
 )
-_DEFINITION_RE = re.compile(r" {0,3}\[[^\]]+\]:\s*(<[^<>]*>|\S+)")
+#: a link reference definition; ``[^label]:`` is a footnote's text (GFM), not a link
+_DEFINITION_RE = re.compile(r" {0,3}\[(?!\^)[^\]]+\]:\s*(<[^<>]*>|\S+)")
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # inline code that is a plain relative path: '/'-separated segments of letters, digits and
 # '_', '+', '.', '-' (no space, no shell syntax: $ ~ * ? [ ] { } | & ; < > ( ) = ' " \ : #),

@@ -55,7 +55,7 @@ def test_vendor_url_writes_every_verified_file(
     into = tmp_path / "vendor"
     proc = run_cli("vendor", "--era", era, "--url", server.url, "--into", into)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "pulled 5 skills" in proc.stdout and "every file verified" in proc.stdout
+    assert "vendored 5 skills" in proc.stdout and "every file verified" in proc.stdout
     config = (into / "skillpack.toml").read_text()
     assert f"# origin: {server.url}" in config
     source = EXAMPLES / "skills"
