@@ -48,15 +48,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from skillpack._internal.toml import toml_string
 from skillpack.bundle.zipformat import MAX_ENTRIES, MAX_OFFSET
 from skillpack.errors import Location, SkillpackError
 from skillpack.manifest import DIGEST_RE
 
-if TYPE_CHECKING:
-    from skillpack.install.targets import Scope
+#: an install.targets.Scope (not imported: targets sits beside this module, a cycle)
+Scope = Any
 
 LOCK_FILE = "skillpack-install.lock"
 LOCK_VERSION = "1.0"
