@@ -71,13 +71,10 @@ class Bounds:
 
 
 def git_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """``git`` beside the OCI cache (:func:`skillpack.registry.cache.default_cache_dir`)."""
-    env = os.environ if environ is None else environ
-    if env.get("SKILLPACK_CACHE_DIR"):
-        return Path(env["SKILLPACK_CACHE_DIR"]) / "git"
-    if env.get("XDG_CACHE_HOME"):
-        return Path(env["XDG_CACHE_HOME"]) / "skillpack" / "git"
-    return Path(env.get("HOME") or str(Path.home())) / ".cache" / "skillpack" / "git"
+    """``git`` beside the OCI cache, in skillpack's one cache directory."""
+    from skillpack.registry.cache import cache_root
+
+    return cache_root(environ) / "git"
 
 
 def _environ() -> dict[str, str]:

@@ -45,15 +45,21 @@ from skillpack.registry.errors import registry_error
 from skillpack.registry.reference import is_digest, validate_digest
 
 
-def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """The cache root by the precedence of the module docstring."""
+def cache_root(environ: Mapping[str, str] | None = None) -> Path:
+    """skillpack's cache directory by the precedence of the module docstring: the OCI
+    cache is its ``oci``, the git cache (:mod:`skillpack.gitsource`) its ``git``."""
     env = os.environ if environ is None else environ
     if env.get("SKILLPACK_CACHE_DIR"):
-        return Path(env["SKILLPACK_CACHE_DIR"]) / "oci"
+        return Path(env["SKILLPACK_CACHE_DIR"])
     if env.get("XDG_CACHE_HOME"):
-        return Path(env["XDG_CACHE_HOME"]) / "skillpack" / "oci"
+        return Path(env["XDG_CACHE_HOME"]) / "skillpack"
     home = env.get("HOME") or str(Path.home())
-    return Path(home) / ".cache" / "skillpack" / "oci"
+    return Path(home) / ".cache" / "skillpack"
+
+
+def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The OCI cache root."""
+    return cache_root(environ) / "oci"
 
 
 class StagedBlob:
