@@ -195,7 +195,9 @@ def test_lint_fix_applies_only_enabled_fixes(tmp_path: Path) -> None:
     text = "\ufeff---\r\ndescription: Fills forms.\r\nname: forms\r\nx-reviewed: yes\r\n---\r\nbody"
     path = _skill(tmp_path, "forms", text)
     proc, report = lint_json(tmp_path, "skills")
-    assert {f["code"] for f in report["findings"]} == {"SP013", "SP405", "SP406", "SP407"}
+    # the field rules see the ambiguous value as it will be quoted: SP111 in this run too
+    assert {f["code"] for f in report["findings"]} == {"SP013", "SP111", "SP405", "SP406",
+                                                       "SP407"}  # fmt: skip
     assert report["summary"]["fixable"] == 4
 
     proc = run_cli("lint", "--fix", "--ignore", "SP407", "skills", cwd=tmp_path)
@@ -208,6 +210,44 @@ def test_lint_fix_applies_only_enabled_fixes(tmp_path: Path) -> None:
     )
     proc, report = lint_json(tmp_path, "skills")
     assert [f["code"] for f in report["findings"]] == ["SP111", "SP407"]
+
+
+def test_a_syntax_error_blocks_the_frontmatter_fixes_and_is_named(tmp_path: Path) -> None:
+    """An SP013 value cannot be quoted while the block does not parse: lint --fix says so
+    and does not count it as fixable; fmt names the SP003 that stops it, not the SP013."""
+    text = "---\nname: demo\ndescription: yes\nbad: [unclosed\n---\nBody"
+    path = _skill(tmp_path, "demo", text)
+    _, report = lint_json(tmp_path, "skills")
+    by_code = {f["code"]: f for f in report["findings"]}
+    assert set(by_code) == {"SP013", "SP003", "SP407"}
+    assert by_code["SP013"]["fixable"] is False and by_code["SP407"]["fixable"] is True
+    assert report["summary"]["fixable"] == 1
+    assert "once the SP003 at line 5 is fixed" in by_code["SP013"]["hint"]
+
+    proc = run_cli("lint", "--fix", "skills", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "Fixed 1 issue; found 2 errors" in proc.stderr and "fixable" not in proc.stderr
+    assert path.read_text() == text + "\n"  # only the final newline: the YAML is left
+
+    proc = run_cli("fmt", "skills", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "skills/demo/SKILL.md:5:1: SP003 cannot format: YAML syntax error" in proc.stderr
+    assert "SP013" not in proc.stderr
+    assert path.read_text() == text + "\n"
+
+
+def test_lint_reports_what_a_file_holds_in_one_run(tmp_path: Path) -> None:
+    """An ambiguous value (SP013) does not hide the field rules: SP107 is reported in the
+    same run, at its own line, not after the SP013 is fixed."""
+    _skill(tmp_path, "demo",
+           "---\nname: demo\ndescription: yes\nmetadata: {version: 1.0}\n---\nBody\n")  # fmt: skip
+    _, report = lint_json(tmp_path, "skills")
+    found = [(f["code"], f["line"]) for f in report["findings"]]
+    assert found == [("SP013", 3), ("SP107", 4)]
+    proc = run_cli("lint", "--fix", "skills", cwd=tmp_path)
+    assert "Fixed 1 issue; found 1 error" in proc.stderr
+    _, after = lint_json(tmp_path, "skills")
+    assert [(f["code"], f["line"]) for f in after["findings"]] == [("SP107", 4)]
 
 
 # --- properties -------------------------------------------------------------------

@@ -57,7 +57,9 @@ def fmt_command(
             sys.stdout.write(f"would reformat {shown}\n")
     sys.stdout.flush()
     for path, error in outcome.failed:
-        for refusal in error.refusals:
+        # name what blocks the formatting, not the values fmt would quote after it
+        blocking = [r for r in error.refusals if r.code != "SP013"] or list(error.refusals)
+        for refusal in blocking:
             print(
                 f"{display_path(path)}:{refusal.line}:{refusal.column}: {refusal.code} "
                 f"cannot format: {refusal.message}",

@@ -14,6 +14,7 @@ from skillpack.lint.selection import LintOptions
 from skillpack.source.discovery import SourceFile, SourceSkill, SourceTree, is_within
 from skillpack.source.entries import WHOLE_READ_MAX, read_file
 from skillpack.source.frontmatter import (
+    AMBIGUOUS_SCALAR,
     BOM,
     Frontmatter,
     FrontmatterError,
@@ -163,8 +164,30 @@ class SkillContext:
 
     @property
     def frontmatter(self) -> Frontmatter | None:
+        """What the field rules check: the strict reading, or :attr:`as_quoted`."""
         parsed = self.parsed
-        return parsed if isinstance(parsed, Frontmatter) else None
+        return parsed if isinstance(parsed, Frontmatter) else self.as_quoted
+
+    @cached_property
+    def as_quoted(self) -> Frontmatter | None:
+        """When every refusal is an ambiguous plain value (SP013), the frontmatter read as
+        ``lint --fix`` would write it, those values quoted (quoting moves no line): the
+        field rules then report in this run what they would report after the fix, not
+        in a second round. None otherwise."""
+        parsed = self.parsed
+        if not isinstance(parsed, FrontmatterError) or self.text is None:
+            return None
+        if any(refusal.code != AMBIGUOUS_SCALAR for refusal in parsed.refusals):
+            return None
+        from skillpack.lint.fmt import FormatOptions, format_text
+
+        quoted, error = format_text(self.text, FormatOptions.for_rules({AMBIGUOUS_SCALAR}))
+        if error is not None:  # pragma: no cover - quoting leaves only SP013 to refuse
+            return None
+        try:
+            return parse_skill_md(quoted)
+        except FrontmatterError:  # pragma: no cover
+            return None
 
     @cached_property
     def body(self) -> tuple[str, int] | None:

@@ -21,6 +21,9 @@ class Finding(ByFields):
     hint: str = ""
     skill: str = ""  #: skill path of the skill being checked
     severity: str = ERROR  #: the effective severity, after configuration overrides
+    #: the code of a finding in the same file that must be fixed first (``SP013`` cannot
+    #: be quoted while the frontmatter has a YAML syntax error): not fixable until then
+    blocked_by: str = ""
 
     @property
     def name(self) -> str:
@@ -28,7 +31,7 @@ class Finding(ByFields):
 
     @property
     def fixable(self) -> bool:
-        return RULES[self.code].fixable
+        return RULES[self.code].fixable and not self.blocked_by
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path.as_posix(), self.line, self.column, self.code)

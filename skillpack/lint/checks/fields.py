@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from skillpack._internal.canonical import JSONValue
+from skillpack.lint.catalog import RULES
 from skillpack.lint.checks.registry import skill_check
 from skillpack.lint.context import SkillContext
 from skillpack.lint.finding import Finding
@@ -40,14 +42,24 @@ def frontmatter_block(ctx: SkillContext) -> Iterator[Finding]:
         return
     parsed = ctx.parsed
     if isinstance(parsed, FrontmatterError):
+        # what `lint --fix` cannot repair (a syntax error) blocks its fixes of the rest
+        blocker = next((r for r in parsed.refusals if not RULES[r.code].fixable), None)
         for refusal in parsed.refusals:
-            yield ctx.finding(
+            finding = ctx.finding(
                 refusal.code,
                 refusal.message,
                 line=refusal.line,
                 column=refusal.column,
                 hint=refusal.hint,
             )
+            if blocker is not None and RULES[refusal.code].fixable:
+                finding = replace(
+                    finding,
+                    blocked_by=blocker.code,
+                    hint=f"{refusal.hint}; 'skillpack lint --fix' and 'skillpack fmt' can "
+                    f"do it once the {blocker.code} at line {blocker.line} is fixed",
+                )
+            yield finding
 
 
 def name_problem(name: JSONValue) -> str | None:
