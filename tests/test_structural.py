@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -203,3 +204,30 @@ def test_a_control_character_is_one_finding_not_two(tmp_path: Path) -> None:
     found = {(f["code"], Path(str(f["path"])).name) for f in _findings(proc.stdout)}
     assert ("SP210", bad.name) in found and ("SP206", bad.name) not in found, found
     assert ("SP206", spaced.name) in found
+
+
+def _hint(proc: subprocess.CompletedProcess[str]) -> str:
+    return next(line for line in proc.stderr.splitlines() if line.lstrip().startswith("hint:"))
+
+
+def test_the_gates_offer_only_what_helps(tmp_path: Path) -> None:
+    """--no-lint is offered only where some error is not structural; a fixable error
+    names lint --fix and fmt; in build, serve DIR and lock alike."""
+    skill = tmp_path / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: demo\ndescription: yes\n---\nBody\n")  # SP013 only
+    for args in (["build"], ["serve"]):
+        hint = _hint(run_cli(*args, "skills", cwd=tmp_path, input=b""))
+        assert "'skillpack lint --fix' or 'skillpack fmt' repairs SP013" in hint, hint
+        assert "--no-lint cannot help: no bundle holds SP013" in hint
+        assert "pass --no-lint" not in hint
+    lock = _hint(run_cli("lock", "skills", cwd=tmp_path))
+    assert "lint --fix' or 'skillpack fmt' repairs SP013" in lock and "--no-lint" not in lock
+    skill.write_text("---\nname: Demo\ndescription: yes\n---\nBody\n")  # + SP102, SP103
+    hint = _hint(run_cli("build", "skills", cwd=tmp_path))
+    assert "or pass --no-lint (it never skips SP013: no bundle holds them)" in hint, hint
+    hint = _hint(run_cli("serve", "skills", cwd=tmp_path, input=b""))
+    assert "or pass --no-lint to serve anyway (it never skips SP013" in hint, hint
+    skill.write_text("---\nname: Demo\ndescription: ok\n---\nBody\n")  # not structural
+    hint = _hint(run_cli("build", "skills", cwd=tmp_path))
+    assert hint.endswith("; or pass --no-lint") and "lint --fix" not in hint, hint

@@ -156,7 +156,7 @@ def build(
     refusal = Refusal(
         "BLD010",
         "the bundle was not built",
-        "fix them (see 'skillpack lint') or pass --no-lint",
+        "or pass --no-lint",
         unpublishable="BLD012",
     )
     done = one_pass(tree, lint=lint, refusal=refusal, compression=mode, stamp=dos_datetime(epoch))

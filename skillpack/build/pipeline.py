@@ -214,42 +214,54 @@ def lint_tree(
 class Refusal:
     """The error a lint gate raises when findings at error severity remain: ``code``
     after lint, ``unpublishable`` when only the structural rules ran (``--no-lint``,
-    and ``lock``, which never lints)."""
+    and ``lock``, which never lints).
+
+    The hint offers only what helps with the findings at hand: ``lint --fix`` where a
+    finding is fixable, ``escape`` (going on without lint) only where some finding is
+    not structural, since ``--no-lint`` never skips what no bundle can hold."""
 
     code: str
     outcome: str  #: what does not happen, e.g. "the bundle was not built"
-    hint: str
+    escape: str = ""  #: how to go on without lint, e.g. "or pass --no-lint"
     location: Location | None = None
     shown: int = 50  #: findings listed in the error's details
     unpublishable: str = ""  #: the code when only the structural rules ran
-    #: the hint then
-    unpublishable_hint: str = (
-        "fix them (see 'skillpack lint'): --no-lint skips the other rules, never these"
-    )
+    #: the end of the hint then
+    unpublishable_tail: str = "; --no-lint skips the other rules, never these"
 
     def error(self, findings: Sequence[Finding], *, linted: bool = True) -> SkillpackError:
         from skillpack.lint.reporters import location
 
-        structural = sorted({f.code for f in findings if f.code in STRUCTURAL})
         if linted:
             code, message = self.code, f"lint found {plural(len(findings), 'error')}"
-            hint = self.hint
-            if structural:
-                hint += f" (--no-lint never skips {', '.join(structural)}: no bundle holds them)"
         else:
             code = self.unpublishable or self.code
             message = f"{plural(len(findings), 'structural error')} (what no bundle can hold)"
-            hint = self.unpublishable_hint
-        if len(findings) == 1:
-            hint = hint.replace("fix them", "fix it")
         return SkillpackError(
             code,
             f"{message}; {self.outcome}",
             self.location,
-            hint,
+            self.hint(findings, linted=linted),
             EXIT_FINDINGS,
             [f"{location(f, Path.cwd())}: {f.code} {f.message}" for f in findings[: self.shown]],
         )
+
+    def hint(self, findings: Sequence[Finding], *, linted: bool) -> str:
+        """What to do about ``findings``: clauses joined by semicolons."""
+        codes = {f.code for f in findings}
+        structural = ", ".join(sorted(codes & STRUCTURAL))
+        parts = [("fix it" if len(findings) == 1 else "fix them") + " (see 'skillpack lint')"]
+        fixable = ", ".join(sorted({f.code for f in findings if f.fixable}))
+        if fixable:
+            parts.append(f"'skillpack lint --fix' or 'skillpack fmt' repairs {fixable}")
+        if not linted:
+            return "; ".join(parts) + self.unpublishable_tail
+        if self.escape and not codes <= STRUCTURAL:
+            never = f" (it never skips {structural}: no bundle holds them)" if structural else ""
+            parts.append(f"{self.escape}{never}")
+        elif self.escape:
+            parts.append(f"--no-lint cannot help: no bundle holds {structural}")
+        return "; ".join(parts)
 
 
 def _gate(run: LintRun, results: Sequence[SkillResult], refusal: Refusal) -> None:
@@ -277,9 +289,8 @@ def _gate_run(tree: SourceTree, skills: Sequence[SourceSkill], lint: bool) -> Li
 LOCK_REFUSAL = Refusal(
     "LCK006",
     "no lock can describe the tree",
-    "fix them (see 'skillpack lint')",
     unpublishable="LCK006",
-    unpublishable_hint="fix them (see 'skillpack lint'), or exclude what the skill does not need",
+    unpublishable_tail="; or exclude what the skill does not need",
 )
 
 

@@ -100,9 +100,13 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
         )
     from skillpack.build.pipeline import Refusal, gated_source  # the one seam to the build
 
-    hint = "fix them (skillpack lint), or pass --no-lint to serve anyway"
     refusal = Refusal(
-        "SRV003", "not serving", hint, Location(str(path)), shown=20, unpublishable="SRV011"
+        "SRV003",
+        "not serving",
+        "or pass --no-lint to serve anyway",
+        Location(str(path)),
+        shown=20,
+        unpublishable="SRV011",
     )
     return gated_source(tree, skills, lint=lint, refusal=refusal)
 
