@@ -214,6 +214,16 @@ def test_a_server_that_never_answers_fails_connect_within_the_timeout() -> None:
     assert elapsed < 15  # two eras, each the timeout and a short grace to stop the server
 
 
+def test_the_eras_share_one_timeout() -> None:
+    """The user asks for one response timeout: a server that never answers is waited
+    for once (the eras' handshakes run side by side), not once per era in turn."""
+    started = time.monotonic()
+    proc = run_cli("check", "--timeout", "6", "--format", "json", "--", *hostile("silent"))
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 1 and len(_statuses(proc.stdout)) == 2
+    assert elapsed < 11, elapsed  # one 6 s wait and the grace; one after the other is 12+
+
+
 @pytest.mark.parametrize(
     ("mode", "needle"),
     [

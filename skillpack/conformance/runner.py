@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 from skillpack._internal.words import shorten
 from skillpack.client.connect import open_connection
-from skillpack.client.session import McpSession
+from skillpack.client.session import McpSession, ServerDescription
 from skillpack.client.transport import Connection, MalformedReply, RpcError, TransportError
 from skillpack.client.verify import VerificationError
 from skillpack.conformance.model import Outcome
@@ -18,6 +19,8 @@ from skillpack.conformance.scenarios import SCENARIOS, EraContext
 from skillpack.errors import EXIT_FINDINGS, EXIT_OK
 
 EraName = Literal["modern", "legacy"]
+#: one scenario: it records its checks in the outcome
+Scenario = Callable[[EraContext, Outcome], None]
 SKILLS_SCENARIOS = {"skills-list", "resources-read", "frontmatter", "skills-get", "directory-read"}
 
 
@@ -40,55 +43,80 @@ def run_check(
     chosen = [(n, fn) for n, fn in SCENARIOS if not only or n in only]
     by_era: list[list[Outcome]] = []
     unspoken: dict[int, tuple[str, str]] = {}  # index in by_era -> (era, why not spoken)
-    for era in eras:
-        rows: list[Outcome] = []
-        by_era.append(rows)
-        conn = open_connection(argv, url=url, timeout=timeout)
-        with contextlib.closing(conn):
-            session = McpSession(conn, era)
-            try:
-                description = session.connect()
-            except (TransportError, RpcError) as exc:
-                failed = _connect_failure(exc, conn, era)
-                if failed is not None:
-                    rows.append(failed)
-                    continue
-                reason = f"the server does not speak the {era} era ({_why(exc)})"
-                unspoken[len(by_era) - 1] = (era, _why(exc))
-                rows += [Outcome(n, era, skipped=reason) for n, _ in chosen]
-                continue
-            ctx = EraContext(session, description)
-            broken: str | None = None
-            stopped: str | None = None  # the transport error that broke the era
-            for name, scenario in chosen:
-                out = Outcome(name, era)
-                rows.append(out)
-                if broken is not None:
-                    out.expect(False, broken)
-                    continue
-                if name in SKILLS_SCENARIOS and not ctx.declares_skills:
-                    out.skipped = f"the skills extension is not declared in the {era} era"
-                    continue
-                try:
-                    scenario(ctx, out)
-                except RpcError as exc:
-                    out.expect(False, f"unexpected error response: {exc}")
-                except VerificationError as exc:
-                    out.expect(False, exc.message)
-                except TransportError as exc:
-                    broken = f"the server stopped answering: {exc.message}"
-                    stopped = exc.render().replace("\n", " | ")
-                    out.expect(False, broken)
-            problems = [stopped] if stopped is not None else []
-            problems += _stdout_problems(conn)
-            if problems:  # the connection itself failed: say so in a row of its own
-                rows.insert(0, Outcome("connect", era, checks=1, failures=problems))
+    with contextlib.ExitStack() as stack:
+        sessions = []
+        for era in eras:
+            conn = open_connection(argv, url=url, timeout=timeout)
+            stack.callback(conn.close)
+            sessions.append(McpSession(conn, era))
+        # every era's handshake at once: a server that never answers costs one timeout,
+        # not one per era
+        with ThreadPoolExecutor(max_workers=len(sessions) or 1) as pool:
+            handshakes = list(pool.map(_handshake, sessions))
+        for era, session, handshake in zip(eras, sessions, handshakes, strict=True):
+            rows, unspoken_why = _run_era(session, era, handshake, chosen)
+            if unspoken_why is not None:
+                unspoken[len(by_era)] = (era, unspoken_why)
+            by_era.append(rows)
     if len(unspoken) == len(by_era):  # no era answered: nothing was checked
         for index, (name, reason) in unspoken.items():
             failed = Outcome("connect", name)
             failed.expect(False, f"the server answered in no era ({name}: {reason})")
             by_era[index] = [failed]
     return [outcome for rows in by_era for outcome in rows]
+
+
+def _handshake(session: McpSession) -> ServerDescription | TransportError | RpcError:
+    """The era's handshake: the server's description, or why it failed."""
+    try:
+        return session.connect()
+    except (TransportError, RpcError) as exc:
+        return exc
+
+
+def _run_era(
+    session: McpSession,
+    era: str,
+    handshake: ServerDescription | TransportError | RpcError,
+    chosen: Sequence[tuple[str, Scenario]],
+) -> tuple[list[Outcome], str | None]:
+    """Run ``chosen`` in ``era`` after its ``handshake``: the outcomes, and why the era
+    is not spoken (None when it is)."""
+    conn = session.conn
+    if isinstance(handshake, (TransportError, RpcError)):
+        failed = _connect_failure(handshake, conn, era)
+        if failed is not None:
+            return [failed], None
+        reason = f"the server does not speak the {era} era ({_why(handshake)})"
+        return [Outcome(n, era, skipped=reason) for n, _ in chosen], _why(handshake)
+    ctx = EraContext(session, handshake)
+    rows: list[Outcome] = []
+    broken: str | None = None
+    stopped: str | None = None  # the transport error that broke the era
+    for name, scenario in chosen:
+        out = Outcome(name, era)
+        rows.append(out)
+        if broken is not None:
+            out.expect(False, broken)
+            continue
+        if name in SKILLS_SCENARIOS and not ctx.declares_skills:
+            out.skipped = f"the skills extension is not declared in the {era} era"
+            continue
+        try:
+            scenario(ctx, out)
+        except RpcError as exc:
+            out.expect(False, f"unexpected error response: {exc}")
+        except VerificationError as exc:
+            out.expect(False, exc.message)
+        except TransportError as exc:
+            broken = f"the server stopped answering: {exc.message}"
+            stopped = exc.render().replace("\n", " | ")
+            out.expect(False, broken)
+    problems = [stopped] if stopped is not None else []
+    problems += _stdout_problems(conn)
+    if problems:  # the connection itself failed: say so in a row of its own
+        rows.insert(0, Outcome("connect", era, checks=1, failures=problems))
+    return rows, None
 
 
 def _why(exc: TransportError | RpcError) -> str:
