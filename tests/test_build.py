@@ -429,3 +429,21 @@ def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> N
         )
     assert caught.value.code == "BLD001"
     assert "skill://code-review/references/checklist.md changed" in caught.value.message
+
+
+def test_build_says_when_every_uri_starts_with_one_directory(tmp_path: Path) -> None:
+    """Without 'roots', skills under skills/ are served as skill://skills/NAME/...: build
+    says so and names the setting that drops the prefix; not when roots is set, nor when
+    the skills do not share one directory."""
+    write_skill(tmp_path / "p" / "skills", "demo")
+    proc = run_cli("build", cwd=tmp_path / "p")
+    assert proc.returncode == 0, proc.stderr
+    assert "note: no 'roots' is configured, so every URI starts with 'skills/' " in proc.stderr
+    assert '(skill://skills/demo/SKILL.md); add roots = ["skills"]' in proc.stderr
+    (tmp_path / "p" / "skillpack.toml").write_text('roots = ["skills"]\n')
+    proc = run_cli("build", cwd=tmp_path / "p")
+    assert proc.returncode == 0 and "note:" not in proc.stderr, proc.stderr
+    write_skill(tmp_path / "q", "top")
+    write_skill(tmp_path / "q" / "more", "other")
+    proc = run_cli("build", cwd=tmp_path / "q")
+    assert proc.returncode == 0 and "note:" not in proc.stderr, proc.stderr

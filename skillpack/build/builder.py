@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +48,7 @@ class BuildResult:
     signature: Path | None = None  #: the signature file, when signed
     #: a signature of the previous archive, removed beside the new one (not signed)
     removed_signature: Path | None = None
+    notes: tuple[str, ...] = ()  #: what the user may want to change (printed as notes)
 
     @property
     def to_stdout(self) -> bool:
@@ -224,6 +225,25 @@ def build(
         "passed" if lint else "skipped",
         None if signature is None else Path(signature.given),
         stale,
+        tuple(filter(None, [roots_note(config, [s.skill_path for s in manifest.skills])])),
+    )
+
+
+def roots_note(config: Config, skill_paths: Sequence[str]) -> str | None:
+    """A note when ``roots`` is not configured and every skill lies under one directory
+    (``skills/``): its name then starts every URI (``skill://skills/NAME/SKILL.md``),
+    which ``roots = ["DIR"]`` would leave out."""
+    if not config.conventional_roots or not skill_paths:
+        return None
+    firsts = {path.split("/", 1)[0] for path in skill_paths}
+    if len(firsts) != 1 or any("/" not in path for path in skill_paths):
+        return None
+    (first,) = firsts
+    example = sorted(skill_paths)[0]
+    return (
+        f"no 'roots' is configured, so every URI starts with '{first}/' "
+        f"(skill://{example}/SKILL.md); add roots = [\"{first}\"] to skillpack.toml to "
+        f"serve skill://{example.split('/', 1)[1]}/SKILL.md (a change of every URI)"
     )
 
 

@@ -106,6 +106,8 @@ def build_command(
         f"{plural(result.size, 'byte')} (lint: {result.lint})",
         file=report,
     )
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     if result.signature is not None:
         print(f"signed: wrote {display_path(result.signature)}", file=report)
     if result.removed_signature is not None:
