@@ -39,6 +39,12 @@ def file_digest(path: Path) -> tuple[str, int]:
     return "sha256:" + h.hexdigest(), size
 
 
+#: the ``_meta`` member that skillpack's server adds to the ``resources/read`` contents of
+#: a file its bundle records as executable (under skillpack's own prefix), from which
+#: ``vendor`` restores the mode
+EXECUTABLE_META = "dev.skillpack/executable"
+
+
 @dataclass(frozen=True, slots=True)
 class FileEntry(ByFields):
     """One published file of a skill."""

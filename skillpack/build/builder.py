@@ -242,7 +242,7 @@ def roots_note(config: Config, skill_paths: Sequence[str]) -> str | None:
     example = sorted(skill_paths)[0]
     return (
         f"no 'roots' is configured, so every URI starts with '{first}/' "
-        f"(skill://{example}/SKILL.md); add roots = [\"{first}\"] to skillpack.toml to "
+        f'(skill://{example}/SKILL.md); add roots = ["{first}"] to skillpack.toml to '
         f"serve skill://{example.split('/', 1)[1]}/SKILL.md (a change of every URI)"
     )
 

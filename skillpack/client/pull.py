@@ -221,6 +221,8 @@ def _pull_entry(
         target = staging / Path(*path.split("/"))
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        if uri in held.executable:  # the mode the bundle records, as unpack restores it
+            os.chmod(target, 0o755 & ~_umask())
         written.add(uri)
         report.files += 1
         report.bytes += len(data)

@@ -20,7 +20,7 @@ from skillpack._internal.uri import SKILL_MD, decode_path
 from skillpack.client.session import McpSession
 from skillpack.content import IntegrityError, check_bytes
 from skillpack.errors import EXIT_FINDINGS, SkillpackError
-from skillpack.manifest import DIGEST_RE, FileEntry, SkillEntry
+from skillpack.manifest import DIGEST_RE, EXECUTABLE_META, FileEntry, SkillEntry
 from skillpack.source.frontmatter import FrontmatterError, parse_skill_md
 
 
@@ -132,6 +132,15 @@ def content_bytes(result: Mapping[str, Any], uri: str) -> bytes:
     raise VerificationError("CLI109", uri, "content has neither text nor blob")
 
 
+def is_executable(result: Mapping[str, Any], uri: str) -> bool:
+    """True when the ``contents`` item of ``uri`` carries skillpack's executable mark."""
+    for item in result.get("contents") or ():
+        if isinstance(item, dict) and item.get("uri") == uri:
+            meta = item.get("_meta")
+            return isinstance(meta, dict) and meta.get(EXECUTABLE_META) is True
+    return False
+
+
 def frontmatter_differences(served: Mapping[str, Any], listed: Mapping[str, Any]) -> list[str]:
     """Field-by-field differences (types matter: 1, 1.0 and true differ)."""
     out = []
@@ -169,6 +178,8 @@ class HeldSkill:
         self.session = session
         self.entry = entry
         self._files = {f.uri: f for f in entry.files}
+        #: the URIs read and verified that the server marks executable
+        self.executable: set[str] = set()
 
     def read(self, uri: str) -> bytes:
         """Fetch ``uri`` (only if the held manifest lists it) and verify it."""
@@ -177,11 +188,15 @@ class HeldSkill:
             raise VerificationError(
                 "CLI112", uri, f"not listed in the held manifest of {self.entry.uri}"
             )
-        data = content_bytes(self.session.read_resource(uri), uri)
+        result = self.session.read_resource(uri)
+        data = content_bytes(result, uri)
         try:
-            return check_bytes(entry, data, against="listed")
+            checked = check_bytes(entry, data, against="listed")
         except IntegrityError as exc:
             raise VerificationError("CLI113", uri, exc.message.split(": ", 1)[-1]) from None
+        if is_executable(result, uri):
+            self.executable.add(uri)
+        return checked
 
 
 def load_skill(session: McpSession, entry: SkillEntry) -> tuple[HeldSkill, bytes]:

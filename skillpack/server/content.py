@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 
 from skillpack.content import IntegrityError, read_verified
+from skillpack.manifest import EXECUTABLE_META
 from skillpack.server.index import ServedFile
 from skillpack.server.jsonrpc import encode_json, encode_string
 
@@ -52,14 +53,18 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
-def _head(uri: str, mime: str | None, key: str) -> bytes:
+_EXECUTABLE = b',"_meta":{"' + EXECUTABLE_META.encode() + b'":true}'
+
+
+def _head(uri: str, mime: str | None, key: str, executable: bool = False) -> bytes:
     meta: dict[str, str] = {"uri": uri}
     if mime:
         meta["mimeType"] = mime
-    return encode_json(meta)[:-1] + b',"' + key.encode() + b'":"'
+    head = encode_json(meta)[:-1] + (_EXECUTABLE if executable else b"")
+    return head + b',"' + key.encode() + b'":"'
 
 
-def encode_contents(uri: str, mime: str | None, data: bytes) -> bytes:
+def encode_contents(uri: str, mime: str | None, data: bytes, executable: bool = False) -> bytes:
     """One ``contents`` item: ``text`` when ``data`` is valid UTF-8, else a base64 ``blob``."""
     try:
         body = b'"text":' + encode_string(data.decode("utf-8")).encode("utf-8")
@@ -68,21 +73,25 @@ def encode_contents(uri: str, mime: str | None, data: bytes) -> bytes:
     head = b'{"uri":' + encode_string(uri).encode("utf-8")
     if mime:
         head += b',"mimeType":' + encode_string(mime).encode("utf-8")
+    if executable:
+        head += _EXECUTABLE
     return head + b"," + body + b"}"
 
 
-def stream_contents(uri: str, mime: str | None, data: bytes) -> Iterator[bytes]:
+def stream_contents(
+    uri: str, mime: str | None, data: bytes, executable: bool = False
+) -> Iterator[bytes]:
     """:func:`encode_contents` in chunks, for files too large to encode in one piece."""
     view = memoryview(data)
     if _is_utf8(data):
-        yield _head(uri, mime, "text")
+        yield _head(uri, mime, "text", executable)
         decoder = codecs.getincrementaldecoder("utf-8")()
         for start in range(0, len(view), CHUNK):
             piece = decoder.decode(view[start : start + CHUNK], final=start + CHUNK >= len(view))
             if piece:
                 yield encode_string(piece)[1:-1].encode("utf-8")
     else:
-        yield _head(uri, mime, "blob")
+        yield _head(uri, mime, "blob", executable)
         for start in range(0, len(view), CHUNK):
             yield base64.b64encode(view[start : start + CHUNK])
     yield b'"}'
@@ -104,9 +113,10 @@ class VerifiedReader:
             self._cache.move_to_end(file.uri)
             return (cached,)
         data = self.verified(file)
+        executable = file.entry.executable
         if len(data) > STREAM_THRESHOLD:
-            return stream_contents(file.uri, file.mime_type, data)
-        encoded = encode_contents(file.uri, file.mime_type, data)
+            return stream_contents(file.uri, file.mime_type, data, executable)
+        encoded = encode_contents(file.uri, file.mime_type, data, executable)
         self._remember(file.uri, encoded)
         return (encoded,)
 
