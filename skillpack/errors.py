@@ -799,6 +799,7 @@ register(
         ("SP015", "An integer lies outside ±(2^53−1) or a number is too large for JSON."),
         ("SP016", "The frontmatter holds a '---' or '...' document marker inside the block."),
         ("SP017", "SKILL.md is not valid UTF-8."),
+        ("SP018", "A quoted value's escape produces a surrogate code point (U+D800-U+DFFF)."),
         ("SP306", "A file or directory inside a skill cannot be read."),
     ),
 )  # fmt: skip

@@ -47,9 +47,12 @@ def test_frontmatter_block_rules_sp0xx(tmp_path: Path) -> None:
             "bad-015": "---\nbig: 9007199254740992\n---\n",
             "bad-016": "---\na: 1\n...\n---\n",
             "bad-017": b"---\nname: caf\xe9\n---\n",
+            # an escaped lone surrogate (no UTF-8 holds it); a pair is two of them
+            "bad-018": '---\ndescription: "a \\udb40 b"\n---\n',
+            "bad-018b": '---\nx-emoji: "\\ud83d\\ude00"\n---\n',
             "ok-all": (
                 "\ufeff---\n# a comment\nname: ok-all\ndescription: 'yes'\nbig: 9007199254740991\n"
-                'version: "010"\nwhen: "2024-01-31"\nflag: true\nratio: 1.5\n'
+                'emoji: "\\U0001F600"\nversion: "010"\nwhen: "2024-01-31"\nflag: true\nratio: 1.5\n'
                 + nested
                 + "text: |\n  literal\n  # not a comment\n"
                 + "long: "
@@ -79,6 +82,8 @@ def test_frontmatter_block_rules_sp0xx(tmp_path: Path) -> None:
         ("SP015", "bad-015/SKILL.md", 2),
         ("SP016", "bad-016/SKILL.md", 3),
         ("SP017", "bad-017/SKILL.md", 2),
+        ("SP018", "bad-018/SKILL.md", 2),
+        ("SP018", "bad-018b/SKILL.md", 2),
     }
     columns = {f["path"].split("/")[0]: f["column"] for f in report["findings"]}
     assert columns["bad-003"] == 8  # the second ': '

@@ -231,6 +231,16 @@ _RULES: tuple[Rule, ...] = (
         "SKILL.md saved as Latin-1: 'description: Caf\\xe9 menus'",
         "Save the file as UTF-8.",
     ),
+    _r(
+        "SP018", "unencodable-escape", ERROR,
+        "A quoted value's escape produces a surrogate code point (U+D800-U+DFFF).",
+        "A double-quoted YAML escape such as \"\\udb40\" yields a lone surrogate, which no "
+        "UTF-8 or JSON text can carry: no host could be sent the frontmatter, and every "
+        "listing that holds it would fail.",
+        '---\nname: pdf-processing\ndescription: "Extract text \\udb40 from PDFs."\n---',
+        "Remove the escape, or write the character itself (one \\U escape of its code "
+        "point, not a UTF-16 pair).",
+    ),
     # --- SP1xx: Agent Skills fields -----------------------------------------------------
     _r(
         "SP101", "missing-name", ERROR,
@@ -588,7 +598,7 @@ _RULES: tuple[Rule, ...] = (
 #: frontmatter, and the entries and paths no bundle can hold. Each is what ``build``
 #: refuses with ``--no-lint`` too, so that lint and build always agree.
 _STRUCTURAL = (
-    *(f"SP{n:03d}" for n in range(1, 18)),  # the frontmatter block: no manifest entry
+    *(f"SP{n:03d}" for n in range(1, 19)),  # the frontmatter block: no manifest entry
     "SP207",  # paths that are one file on macOS or Windows (BLD003)
     "SP208",  # a name that is not UTF-8: no URI
     "SP210",  # a path the bundle format refuses (BLD002)

@@ -11,6 +11,7 @@ The YAML grammar is ruamel.yaml's; :mod:`.resolve` decides how plain scalars res
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,12 +29,16 @@ from skillpack.source.frontmatter.model import (
     NON_STRING_KEY,
     TAG,
     TOO_DEEP,
+    UNENCODABLE,
     YAML_SYNTAX,
     FrontmatterError,
     KeyPath,
     Position,
 )
 from skillpack.source.frontmatter.resolve import describe_value, resolve_plain
+
+#: what a double-quoted escape can produce that no UTF-8 text holds (SP018)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _PARSER: Any = None
 
@@ -227,6 +232,16 @@ class _Walk:
                         FORBIDDEN_CHAR, f"{'key' if is_key else 'value'} contains {label}", at,
                         "remove the escape that produces it",
                     )  # fmt: skip
+            surrogate = _SURROGATE.search(text)
+            if surrogate is not None:
+                self.refuse(
+                    UNENCODABLE,
+                    f"{'key' if is_key else 'value'} holds U+{ord(surrogate[0]):04X}, a "
+                    "surrogate that no UTF-8 text can carry",
+                    at,
+                    "remove the escape; write a character outside the BMP as one \\U escape "
+                    "of its code point (\\U0001F600), not as a UTF-16 pair",
+                )
         if not is_key:
             self.child_path(at)
             self.add(value)
