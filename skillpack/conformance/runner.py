@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 from skillpack._internal.words import shorten
@@ -51,8 +51,7 @@ def run_check(
             sessions.append(McpSession(conn, era))
         # every era's handshake at once: a server that never answers costs one timeout,
         # not one per era
-        with ThreadPoolExecutor(max_workers=len(sessions) or 1) as pool:
-            handshakes = list(pool.map(_handshake, sessions))
+        handshakes = _side_by_side(sessions)
         for era, session, handshake in zip(eras, sessions, handshakes, strict=True):
             rows, unspoken_why = _run_era(session, era, handshake, chosen)
             if unspoken_why is not None:
@@ -64,6 +63,25 @@ def run_check(
             failed.expect(False, f"the server answered in no era ({name}: {reason})")
             by_era[index] = [failed]
     return [outcome for rows in by_era for outcome in rows]
+
+
+def _side_by_side(
+    sessions: Sequence[McpSession],
+) -> list[ServerDescription | TransportError | RpcError]:
+    """Each session's handshake, run in threads of their own. Daemon threads, joined
+    interruptibly: Ctrl-C stops the check at once (the connections are closed on the
+    way out, which ends the servers and the waits), never after a pool's shutdown."""
+    results: list[ServerDescription | TransportError | RpcError | None] = [None] * len(sessions)
+
+    def run(index: int) -> None:
+        results[index] = _handshake(sessions[index])
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(sessions))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [r if r is not None else TransportError("the handshake did not finish") for r in results]
 
 
 def _handshake(session: McpSession) -> ServerDescription | TransportError | RpcError:
