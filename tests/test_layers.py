@@ -23,6 +23,7 @@ FLOORS: dict[str, int] = {
     "skillpack.content": 1,
     "skillpack.source": 2,
     "skillpack.lint": 3,
+    "skillpack.plugins": 3,  # the host manifest formats, read by lint's manifest rules
     "skillpack.lockfile": 4,
     "skillpack.bundle": 5,
     "skillpack.build": 6,
