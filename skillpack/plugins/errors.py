@@ -27,6 +27,23 @@ CODES: tuple[ErrorCode, ...] = (
               "and its place). `skillpack lint` lists every such problem (SP6xx)."),
     ErrorCode("PLG004", "the marketplace lists no plugin of that name", U,
               "The message lists the plugins it does list."),
+    ErrorCode("PLG005", "`--host` names no host skillpack writes manifests for", U,
+              "The hosts are `claude`, `codex`, `cursor` and `gemini`."),
+    ErrorCode("PLG006", "`plugins --check`: a manifest differs from what skillpack writes", F,
+              "Each file and field that differs is listed (`--diff` prints the change); "
+              "`skillpack plugins` writes them."),
+    ErrorCode("PLG007", "the skills changed but the version did not", F,
+              "The skills differ from `skillpack.lock` while `version` in `skillpack.toml` "
+              "is the one the lock records. Hosts cache a plugin by its version (Claude "
+              "Code keeps the copy of a version it installed first): bump `version`, then "
+              "run `skillpack lock` and `skillpack plugins`."),
+    ErrorCode("PLG008", "a manifest's place leads outside the project", U,
+              "A manifest, or a directory on its way, is a symbolic link or a special file, "
+              "or a skill lies outside the project; skillpack writes only regular files "
+              "inside it."),
+    ErrorCode("PLG009", "the project has no skill to publish", U,
+              "A plugin without skills installs nothing; `skillpack lint` says where skills "
+              "were searched."),
 )  # fmt: skip
 
 register(FAMILY, CODES)

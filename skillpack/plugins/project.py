@@ -219,7 +219,9 @@ class _Inspection:
 
 
 def _reached(skill: Path, dirs: Sequence[Path]) -> bool:
-    return any(skill == d or skill.parent == d for d in dirs)
+    """A directory given reaches the skill it is, or the skills one level below it when
+    it is not a skill itself (hosts read a skill directory as that one skill)."""
+    return any(skill == d or (skill.parent == d and not (d / SKILL_MD).is_file()) for d in dirs)
 
 
 def _shape(m: ManifestFile) -> list[Problem]:
