@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from skillpack.cli.base import CommandApp
-from skillpack.cli.options import ConfigOpt
+from skillpack.cli.options import ConfigOpt, DiffOpt
 
 app = CommandApp()
 
@@ -49,9 +49,7 @@ def plugins_command(
             "--check", help="Change nothing; exit 1 listing each file and field that differs."
         ),
     ] = False,
-    diff: Annotated[
-        bool, typer.Option("--diff", help="Change nothing; print the changes as unified diffs.")
-    ] = False,
+    diff: DiffOpt = False,
     config: ConfigOpt = None,
 ) -> int:
     """Write the plugin manifests of Claude Code, Codex, Cursor and Gemini CLI."""
