@@ -64,10 +64,12 @@ def facts_of(config: Config, tree: SourceTree) -> PluginFacts:
     for skill in tree.skills:
         if not skill.directory.is_relative_to(root):
             raise SkillpackError(
-                "PLG008", f"the skill {skill.skill_path} lies outside the project "
+                "PLG008",
+                f"the skill {skill.skill_path} lies outside the project "
                 f"({skill.directory}): no plugin manifest can reach it",
-                Location(config.source_display), hint="name roots inside the project",
-            )  # fmt: skip
+                Location(config.source_display),
+                hint="name roots inside the project",
+            )
         dirs.append(skill.directory)
     meta = config.meta
     return PluginFacts(
@@ -107,9 +109,11 @@ def unbumped_version(config: Config, tree: SourceTree) -> SkillpackError | None:
 def plan_plugins(config: Config, tree: SourceTree, asked: Sequence[str] = ()) -> PluginsPlan:
     if not tree.skills:
         raise SkillpackError(
-            "PLG009", "no skill found: a plugin without skills installs nothing",
-            Location(str(config.project_dir)), hint="`skillpack lint` says where it searched",
-        )  # fmt: skip
+            "PLG009",
+            "no skill found: a plugin without skills installs nothing",
+            Location(str(config.project_dir)),
+            hint="`skillpack lint` says where it searched",
+        )
     root = config.project_dir
     manifests = find_manifests(root)
     hosts = choose_hosts(config, asked, manifests)
@@ -126,18 +130,23 @@ def _confined(root: Path, path: Path) -> None:
         current = current / part
         if current.is_symlink() or (current.exists() and not current.is_dir()):
             raise SkillpackError(
-                "PLG008", f"{display_path(current)} is not a directory of the project "
+                "PLG008",
+                f"{display_path(current)} is not a directory of the project "
                 "(a symbolic link or a file): skillpack does not write through it",
                 Location(str(path)),
-            )  # fmt: skip
+            )
     if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise SkillpackError("PLG008", "the manifest's place holds a symbolic link or a "
-                             "special file", Location(str(path)))  # fmt: skip
+        raise SkillpackError(
+            "PLG008",
+            "the manifest's place holds a symbolic link or a special file",
+            Location(str(path)),
+        )
     if not Path(os.path.realpath(path.parent if path.parent.exists() else root)).is_relative_to(
         os.path.realpath(root)
     ):
-        raise SkillpackError("PLG008", "the manifest would land outside the project",
-                             Location(str(path)))  # fmt: skip
+        raise SkillpackError(
+            "PLG008", "the manifest would land outside the project", Location(str(path))
+        )
 
 
 def write_plugins(run: PluginsPlan) -> list[Planned]:
@@ -153,11 +162,13 @@ def write_plugins(run: PluginsPlan) -> list[Planned]:
 
 def unified_diff(p: Planned) -> str:
     before = p.path.read_text("utf-8") if p.exists else ""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        p.data.decode("utf-8").splitlines(keepends=True),
+        f"a/{p.rel}" if p.exists else "/dev/null",
+        f"b/{p.rel}",
+    )
+    # as diff(1) marks a last line without its newline
     return "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True),
-            p.data.decode("utf-8").splitlines(keepends=True),
-            f"a/{p.rel}" if p.exists else "/dev/null",
-            f"b/{p.rel}",
-        )
+        line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines
     )
