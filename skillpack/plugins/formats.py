@@ -238,9 +238,14 @@ def _source(c: _Checker, host: str, pointer: Pointer) -> None:
         if why:
             c.add(OUTSIDE, f"'{show(pointer)}' is {why}: {value!r}; a relative source is "
                   "resolved from the marketplace root", pointer)  # fmt: skip
-        elif host == CLAUDE and not value.startswith("./"):
+        elif (
+            host == CLAUDE
+            and not value.startswith("./")
+            and not (isinstance(c.get(("metadata", "pluginRoot")), str) and "/" not in value)
+        ):  # a bare name is a directory of metadata.pluginRoot
             c.add(BAD_FIELD, f"'{show(pointer)}' must start with './' (relative to the "
-                  f"marketplace root): {value!r}", pointer)  # fmt: skip
+                  f"marketplace root), or be a bare name under metadata.pluginRoot: "
+                  f"{value!r}", pointer)  # fmt: skip
         return
     if not isinstance(value, dict):
         c.add(BAD_FIELD, f"'{show(pointer)}' must be a path or a source object, not "
@@ -272,6 +277,8 @@ def check_marketplace(host: str, doc: Document) -> list[Problem]:
     _name(c, host, ("name",), "marketplace")
     if host == CLAUDE:
         c.person(("owner",), required=True)
+        if c.typed(("metadata", "pluginRoot"), str, "a './' path"):
+            _paths(c, host, ("metadata", "pluginRoot"))
     if not c.typed(("plugins",), list, "an array of plugin entries", required=True):
         return c.problems
     seen: dict[str, int] = {}

@@ -20,6 +20,7 @@ Pointer = tuple[str | int, ...]
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _LITERALS: dict[str, JSONValue] = {"true": True, "false": False, "null": None}
 #: nesting deeper than this is refused (Python's recursion, hostile files)
 MAX_DEPTH = 200
@@ -95,9 +96,12 @@ class _Parser:
 
     def string(self, offset: int) -> tuple[str, int]:
         try:
-            return json.decoder.scanstring(self.text, offset + 1, True)  # type: ignore[attr-defined,no-any-return]
+            value, end = json.decoder.scanstring(self.text, offset + 1, True)  # type: ignore[attr-defined]
         except json.JSONDecodeError as exc:
             raise self.fail(exc.msg.lower(), exc.pos) from None
+        if _SURROGATE.search(value):  # "\ud800" alone: no character, no UTF-8 form
+            raise self.fail("a \\u escape names half of a surrogate pair", offset)
+        return value, end
 
     def value(self, offset: int, pointer: Pointer) -> tuple[JSONValue, int]:
         if len(pointer) > MAX_DEPTH:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from skillpack.errors import Location, SkillpackError
 from skillpack.plugins import errors as _errors  # noqa: F401  (registers the PLG codes)
 from skillpack.plugins.formats import BAD_FIELD, OUTSIDE, Problem, check_marketplace, show
-from skillpack.plugins.hosts import HOSTS, MARKETPLACE_HOSTS
+from skillpack.plugins.hosts import CLAUDE, HOSTS, MARKETPLACE_HOSTS
 from skillpack.plugins.jsonpos import Document, JSONSyntaxError, Pos, read_json
 
 START = Pos(1, 1)
@@ -103,9 +103,12 @@ def _relative(path: str) -> str:
     return "" if normal == "." else normal
 
 
-def plugin_source(value: Any) -> PluginSource:
-    """The source of a checked entry (``check_marketplace`` found no problem with it)."""
+def plugin_source(value: Any, plugin_root: str = "") -> PluginSource:
+    """The source of a checked entry (``check_marketplace`` found no problem with it);
+    ``plugin_root``: Claude Code's ``metadata.pluginRoot``, the directory of bare names."""
     if isinstance(value, str):
+        if plugin_root and not value.startswith("./"):
+            value = posixpath.join(plugin_root, value)
         return PluginSource("relative", _relative(value))
     kind = value["source"]
     text = {k: v for k, v in value.items() if isinstance(v, str)}
@@ -163,13 +166,15 @@ def parse_marketplace(host: str, path: Path, data: bytes, root: Path) -> Marketp
     if problems:
         raise shape_error(path, doc, problems)
     value: dict[str, Any] = doc.value  # type: ignore[assignment]
+    metadata = value.get("metadata")
+    root_of_names = metadata.get("pluginRoot", "") if isinstance(metadata, dict) else ""
     plugins = []
     for i, entry in enumerate(value["plugins"]):
         skills = entry.get("skills")
         plugins.append(
             MarketplacePlugin(
                 name=entry["name"],
-                source=plugin_source(entry["source"]),
+                source=plugin_source(entry["source"], root_of_names if host == CLAUDE else ""),
                 description=entry.get("description", ""),
                 version=entry.get("version", ""),
                 skills=(skills,) if isinstance(skills, str)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,9 @@ def read_manifest(root: Path, host: str, kind: str) -> ManifestFile | None:
             path,
             error=FileProblem(NOT_JSON, f"cannot be read: {exc.strerror}", path),
         )
+    if stat.S_ISREG(st.st_mode) and st.st_size > MAX_MANIFEST:
+        problem = FileProblem(NOT_JSON, f"{rel} is larger than {MAX_MANIFEST} bytes", path)
+        return ManifestFile(host, kind, rel, path, error=problem)
     why = ""
     if stat.S_ISLNK(st.st_mode):
         why = "is a symbolic link: skillpack never follows one in a manifest's place"
@@ -110,8 +113,6 @@ def read_manifest(root: Path, host: str, kind: str) -> ManifestFile | None:
         why = "is not a regular file"
     elif not _inside(path, root):
         why = "lies outside the project through a symbolic link"
-    elif st.st_size > MAX_MANIFEST:
-        why = f"is larger than {MAX_MANIFEST} bytes"
     if why:
         return ManifestFile(host, kind, rel, path, error=FileProblem(OUTSIDE, f"{rel} {why}", path))
     try:
@@ -348,7 +349,10 @@ def _marketplace(
         if not isinstance(source, str) or component_path(source) is not None:
             continue
         if m.host == CLAUDE and not source.startswith("./"):
-            continue
+            plugin_root = m.get("metadata", "pluginRoot")
+            if not isinstance(plugin_root, str) or "/" in source:
+                continue
+            source = f"{plugin_root.rstrip('/')}/{source}"  # a bare name: under pluginRoot
         base = run.directory(m, where, run.root, source, skills=False)
         if base is None:
             continue
@@ -395,10 +399,3 @@ def _agree(run: _Inspection, identities: list[tuple[ManifestFile, Pointer, str, 
                     where,
                     hint="run `skillpack plugins` to write them all from skillpack.toml",
                 )
-
-
-def problems_by_file(problems: Sequence[FileProblem]) -> Iterator[tuple[Path, list[FileProblem]]]:
-    by: dict[Path, list[FileProblem]] = {}
-    for p in problems:
-        by.setdefault(p.path, []).append(p)
-    yield from sorted(by.items())

@@ -21,6 +21,7 @@ from typing import Any
 
 from skillpack._internal.canonical import JSONValue, same_json
 from skillpack.errors import Location, SkillpackError
+from skillpack.plugins.formats import OUTSIDE
 from skillpack.plugins.hosts import CLAUDE, GEMINI, HOSTS
 from skillpack.plugins.marketplace import load_document
 from skillpack.plugins.project import MARKETPLACE, PLUGIN, SKILL_MD, ManifestFile
@@ -206,13 +207,14 @@ def _existing(m: ManifestFile | None) -> dict[str, Any] | None:
     if m is None:
         return None
     if m.error is not None:
-        code = "PLG008" if m.data is None and "symbolic link" in m.error.message else "PLG002"
         if m.data is not None:
-            load_document(m.path, m.data)  # raises PLG002 at the fault
+            load_document(m.path, m.data)  # not strict JSON: PLG002 at the fault
+        code = "PLG008" if m.error.kind == OUTSIDE else "PLG002"
+        where = Location(str(m.path), m.error.line, m.error.column)
         raise SkillpackError(
             code,
             m.error.message,
-            Location(str(m.path), m.error.line, m.error.column),
+            where,
             hint="fix or remove the file; skillpack keeps the fields it does not own",
         )
     value = m.doc.value if m.doc is not None else None

@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import run_cli
 from tests.lintutil import lint_json, skill_md, write
 
@@ -191,3 +193,41 @@ def test_a_run_on_some_skill_files_leaves_the_manifests_out(tmp_path: Path) -> N
     assert sp6(report) == set()
     _, report = lint_json(tmp_path, "gemini-extension.json")
     assert {c for c, *_ in sp6(report)} == {"SP601"}
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"\xef\xbb\xbf{}", "byte order mark"),
+        (b'{"name": "caf\xe9"}', "not UTF-8"),
+        (b'{"name": "\\ud800"}', "surrogate"),
+        (b"[" * 5000 + b"]" * 5000, "nested more than 200 levels"),
+        (b'{"name": NaN}', "a value was expected"),
+        (b'{"name": "a"} // note', "text after the JSON value"),
+        (b" " * (1 << 20) + b"{}", "larger than"),
+    ],
+)
+def test_hostile_manifests_are_reported_not_crashed_on(
+    tmp_path: Path, data: bytes, words: str
+) -> None:
+    project(tmp_path, {})
+    (tmp_path / "gemini-extension.json").write_bytes(data)
+    proc, report = lint_json(tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    found = [f for f in report["findings"] if f["code"].startswith("SP6")]
+    assert [(f["code"], f["path"]) for f in found] == [("SP601", "gemini-extension.json")]
+    assert words in found[0]["message"]
+    written = run_cli("plugins", cwd=tmp_path)
+    assert written.returncode == 2 and "PLG002" in written.stderr, written.stderr
+    assert "Traceback" not in written.stderr
+    assert (tmp_path / "gemini-extension.json").read_bytes() == data
+
+
+def test_a_fifo_in_a_manifests_place(tmp_path: Path) -> None:
+    project(tmp_path, {})
+    os.mkfifo(tmp_path / "gemini-extension.json")
+    _, report = lint_json(tmp_path)
+    found = [(f["code"], f["path"]) for f in report["findings"] if f["code"].startswith("SP6")]
+    assert found == [("SP604", "gemini-extension.json")]
+    written = run_cli("plugins", cwd=tmp_path, timeout=30)
+    assert written.returncode == 2 and "PLG008" in written.stderr, written.stderr

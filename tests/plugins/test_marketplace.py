@@ -117,3 +117,20 @@ def test_codex_policy_enum(tmp_path: Path) -> None:
     with pytest.raises(SkillpackError) as info:
         read_marketplace(tmp_path, "codex")
     assert info.value.code == "PLG003" and "INSTALLED_BY_DEFAULT" in info.value.message
+
+
+def test_claude_bare_names_under_plugin_root(tmp_path: Path) -> None:
+    """Claude Code resolves a bare source name under ``metadata.pluginRoot`` (and refuses
+    one without it), a './' path from the marketplace root."""
+    entries = [{"name": "a", "source": "a"}, {"name": "b", "source": "./b"}]
+    market = {"name": "m", "owner": {"name": "o"}, "metadata": {"pluginRoot": "./plugins"},
+              "plugins": entries}  # fmt: skip
+    write(tmp_path, ".claude-plugin/marketplace.json", json.dumps(market))
+    found = read_marketplace(tmp_path, "claude")
+    assert found.require("a").source == PluginSource("relative", "plugins/a")
+    assert found.require("b").source == PluginSource("relative", "b")
+    del market["metadata"]
+    write(tmp_path, ".claude-plugin/marketplace.json", json.dumps(market))
+    with pytest.raises(SkillpackError) as info:
+        read_marketplace(tmp_path, "claude")
+    assert info.value.code == "PLG003" and "pluginRoot" in info.value.message
