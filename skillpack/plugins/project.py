@@ -282,9 +282,11 @@ def inspect_project(
     return run.problems
 
 
-def _plugin_dirs(run: _Inspection, m: ManifestFile) -> list[Path]:
-    """The directories ``m`` (a plugin manifest) makes its host read skills from; its
-    other paths (commands, agents, a Gemini context file) checked to exist."""
+def _plugin_dirs(run: _Inspection, m: ManifestFile, base: Path | None = None) -> list[Path]:
+    """The directories ``m`` (a plugin manifest of the plugin at ``base``, default the
+    project's root) makes its host read skills from; its other paths (commands, agents,
+    a Gemini context file) checked to exist."""
+    base = run.root if base is None else base
     value: dict[str, Any] = m.get()
     if m.host == GEMINI:
         context = value.get("contextFileName")
@@ -296,21 +298,21 @@ def _plugin_dirs(run: _Inspection, m: ManifestFile) -> list[Path]:
                 ("contextFileName", i) if isinstance(context, list) else ("contextFileName",)
             )
             if isinstance(name, str) and component_path(name) is None:
-                run.directory(m, where, run.root, name, skills=False)
+                run.directory(m, where, base, name, skills=False)
             elif isinstance(name, str):
                 run.add(m, OUTSIDE, f"'{show(where)}' is {component_path(name)}: {name!r}", where)
-        return [run.root / "skills"]
+        return [base / "skills"]
     if m.host == CLAUDE:
         for field in ("commands", "agents"):
             paths = skill_paths(CLAUDE, {"skills": value.get(field)})
             for i, path in enumerate(paths or ()):
                 where = (field, i) if isinstance(value.get(field), list) else (field,)
                 if component_path(path) is None and path.startswith("./"):
-                    run.directory(m, where, run.root, path, skills=False)
+                    run.directory(m, where, base, path, skills=False)
     paths = skill_paths(m.host, value)
-    dirs = run.skill_dirs(m, ("skills",), run.root, paths)
+    dirs = run.skill_dirs(m, ("skills",), base, paths)
     if m.host == CLAUDE and paths is not None:
-        dirs.append(run.root / "skills")  # Claude Code's custom paths add to skills/
+        dirs.append(base / "skills")  # Claude Code's custom paths add to skills/
     return dirs
 
 
@@ -369,16 +371,31 @@ def _marketplace(
             for field in ("name", "version"):
                 if isinstance(entry.get(field), str):
                     identities.append((m, (*at, field), field, entry[field]))
+        nested = None
+        if base != Path(os.path.normpath(run.root)):  # another plugin of the repository
+            nested = read_manifest(base, m.host, PLUGIN)
+            if nested is not None:
+                dirs += _nested(run, nested, base)
         if m.host == CLAUDE:
             paths = skill_paths(CLAUDE, entry)
-            dirs += run.skill_dirs(m, (*at, "skills"), base, paths)
-            if paths is None or entry.get("strict") is not False:
-                inner = base / HOSTS[CLAUDE].plugin
-                if base != Path(os.path.normpath(run.root)) and inner.is_file():
-                    dirs.append(base / "skills")
-        else:
+            if paths is not None or nested is None:
+                dirs += run.skill_dirs(m, (*at, "skills"), base, paths)
+        elif nested is None:
             dirs.append(base / "skills")
     return dirs
+
+
+def _nested(run: _Inspection, m: ManifestFile, base: Path) -> list[Path]:
+    """A plugin manifest of a directory a marketplace lists: its problems, and where it
+    makes its host read skills."""
+    if m.error is not None:
+        run.problems.append(m.error)
+        return []
+    for problem in _shape(m):
+        run.add(m, problem.kind, problem.message, problem.pointer)
+    if not isinstance(m.get(), dict):
+        return []
+    return _plugin_dirs(run, m, base)
 
 
 def _agree(run: _Inspection, identities: list[tuple[ManifestFile, Pointer, str, str]]) -> None:

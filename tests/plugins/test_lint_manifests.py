@@ -231,3 +231,31 @@ def test_a_fifo_in_a_manifests_place(tmp_path: Path) -> None:
     assert found == [("SP604", "gemini-extension.json")]
     written = run_cli("plugins", cwd=tmp_path, timeout=30)
     assert written.returncode == 2 and "PLG008" in written.stderr, written.stderr
+
+
+def test_a_marketplace_of_several_plugins(tmp_path: Path) -> None:
+    """Plugins in subdirectories: each one's own manifest is checked where it is, and
+    its skills count as reached."""
+    entries = [{"name": "a", "source": "./plugins/a"}, {"name": "b", "source": "./plugins/b"}]
+    market = {"name": "m", "owner": {"name": "o"}, "plugins": entries}
+    codex_market = {"name": "m", "plugins": [
+        {"name": "a", "source": {"source": "local", "path": "./plugins/a"}}]}  # fmt: skip
+    project(tmp_path, {
+        ".claude-plugin/marketplace.json": market,
+        ".agents/plugins/marketplace.json": codex_market,
+        "plugins/a/.claude-plugin/plugin.json": {"name": "a", "version": 2},
+        "plugins/a/.codex-plugin/plugin.json": {"name": "a", "skills": "./more/"},
+    }, skills=())  # fmt: skip
+    for rel in ("plugins/a/skills/x", "plugins/a/more/y", "plugins/b/skills/z", "loose/w"):
+        write(tmp_path / rel / "SKILL.md", skill_md(rel.rsplit("/", 1)[-1]))
+    _, report = lint_json(tmp_path)
+    found = sorted((f["code"], f["path"], f["message"]) for f in report["findings"]
+                   if f["code"].startswith("SP6"))  # fmt: skip
+    assert found == [
+        ("SP602", "plugins/a/.claude-plugin/plugin.json",
+         "'version' must be a string, not a number"),
+        ("SP607", ".agents/plugins/marketplace.json", "3 skills are not in what Codex installs "
+         "from .agents/plugins/marketplace.json: loose/w, plugins/a/skills/x, plugins/b/skills/z"),
+        ("SP607", ".claude-plugin/marketplace.json", "2 skills are not in what Claude Code "
+         "installs from .claude-plugin/marketplace.json: loose/w, plugins/a/more/y"),
+    ]  # fmt: skip
