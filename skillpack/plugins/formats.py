@@ -28,7 +28,7 @@ its documentation and confirmed against its validator (see
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -325,8 +325,3 @@ def skill_paths(host: str, value: Mapping[str, Any]) -> list[str] | None:
     if isinstance(skills, list):
         return [s for s in skills if isinstance(s, str)]
     return None
-
-
-def problems_of(host: str, kind: str, doc: Document) -> Iterator[Problem]:
-    """The shape problems of ``doc``: a ``plugin`` or ``marketplace`` file of ``host``."""
-    yield from (check_marketplace if kind == "marketplace" else check_plugin)(host, doc)

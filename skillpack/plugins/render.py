@@ -4,10 +4,10 @@ skillpack owns the derived fields: the plugin's ``name``, ``version`` and
 ``description``, its skill paths, its entry in each marketplace's plugin list, and the
 metadata ``skillpack.toml`` declares (``author``, ``homepage``, ``repository``,
 ``license``, ``keywords``, and the ``[plugins.HOST]`` extras). Every other field, and
-every other marketplace entry, is kept exactly, in its place; new fields go after the
-existing ones. A file whose value does not change is left as it is, byte for byte;
-one that changes is written as two-space indented JSON with a final newline, so a
-second run is a no-op.
+every other marketplace entry, is kept exactly, in its place (a dict keeps its keys'
+order when a value is replaced); new fields go after the existing ones. A file whose
+value does not change is left as it is, byte for byte; one that changes is written as
+two-space indented JSON with a final newline, so a second run is a no-op.
 """
 
 from __future__ import annotations
@@ -124,11 +124,6 @@ def _differences(before: Any, after: Any, prefix: str) -> list[str]:
     return [] if same_json(before, after) else [f"{prefix}: {_short(before)} -> {_short(after)}"]
 
 
-def _put(target: dict[str, Any], key: str, value: Any) -> None:
-    """Set ``key`` in its place (a new key goes last)."""
-    target[key] = value
-
-
 def _one_or_many(paths: Sequence[str]) -> str | list[str]:
     return paths[0] if len(paths) == 1 else list(paths)
 
@@ -136,21 +131,21 @@ def _one_or_many(paths: Sequence[str]) -> str | list[str]:
 def _plugin(host: str, facts: PluginFacts, existing: dict[str, Any]) -> dict[str, Any]:
     out = dict(existing)
     for key, value in facts.extras.get(host, {}).items():
-        _put(out, key, value)
-    _put(out, "name", facts.name)
-    _put(out, "version", facts.version)
+        out[key] = value
+    out["name"] = facts.name
+    out["version"] = facts.version
     if facts.description:
-        _put(out, "description", facts.description)
+        out["description"] = facts.description
     if host == GEMINI:
         return out
     if facts.author:
-        _put(out, "author", dict(facts.author))
+        out["author"] = dict(facts.author)
     for key in ("homepage", "repository", "license"):
         if getattr(facts, key):
-            _put(out, key, getattr(facts, key))
+            out[key] = getattr(facts, key)
     if facts.keywords:
-        _put(out, "keywords", list(facts.keywords))
-    _put(out, "skills", _one_or_many(facts.skill_paths))
+        out["keywords"] = list(facts.keywords)
+    out["skills"] = _one_or_many(facts.skill_paths)
     return out
 
 
@@ -185,20 +180,20 @@ def _marketplace(host: str, facts: PluginFacts, existing: dict[str, Any] | None)
     entries = list(out.get("plugins") or [])
     index = _ours(entries, facts.name)
     entry: dict[str, Any] = dict(entries[index]) if index is not None else {}
-    _put(entry, "name", facts.name)
+    entry["name"] = facts.name
     if not _is_root(entry.get("source")):
-        _put(entry, "source", "./" if host == CLAUDE else {"source": "local", "path": "./"})
+        entry["source"] = "./" if host == CLAUDE else {"source": "local", "path": "./"}
     if host == CLAUDE:
         if facts.description:
-            _put(entry, "description", facts.description)
-        _put(entry, "version", facts.version)
+            entry["description"] = facts.description
+        entry["version"] = facts.version
     elif index is None:
         entry["policy"] = {"installation": "AVAILABLE", "authentication": "ON_INSTALL"}
     if index is None:
         entries.append(entry)
     else:
         entries[index] = entry
-    _put(out, "plugins", entries)
+    out["plugins"] = entries
     return out
 
 
