@@ -1,9 +1,10 @@
 """The real hosts' own validators, offline, on what ``skillpack plugins`` wrote: Claude
 Code 2.1.328 (``claude plugin validate --json`` lists exactly the project's skills),
 Gemini CLI 0.61.0 (``gemini extensions validate`` succeeds) and Codex 0.169.0 (``codex
-plugin marketplace add`` then ``codex plugin list`` lists the plugin), each with a
-temporary HOME (and CODEX_HOME). Skipped where tests/hosts/node_modules is not installed
-(tests/hosts/install.sh)."""
+plugin marketplace add`` then ``codex plugin list`` lists the plugin; ``codex plugin
+add`` installs it and ``codex debug prompt-input`` tells the model of exactly the
+project's skills), each with a temporary HOME (and CODEX_HOME). Skipped where
+tests/hosts/node_modules is not installed (tests/hosts/install.sh)."""
 
 from __future__ import annotations
 
@@ -101,6 +102,13 @@ def test_codex_lists_the_plugin(project: Path, tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stdout + listed.stderr
     rows = [line.split() for line in listed.stdout.splitlines()]
     assert ["acme-skills@acme-skills", "not", "installed", str(project)] in rows, listed.stdout
+    # installed, the skills the model is told of are exactly the project's
+    added = host(tmp_path, NODE, BIN / "codex", "plugin", "add", "acme-skills@acme-skills")
+    assert added.returncode == 0, added.stdout + added.stderr
+    prompt = host(tmp_path, NODE, BIN / "codex", "debug", "prompt-input")
+    assert prompt.returncode == 0, prompt.stderr
+    told = set(re.findall(r"acme-skills:[a-z0-9-]+", prompt.stdout))
+    assert told == {f"acme-skills:{name}" for name in skill_names(project)}
 
 
 def test_a_broken_manifest_fails_the_real_validator_too(tmp_path: Path) -> None:
