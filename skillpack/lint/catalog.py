@@ -6,7 +6,9 @@ Codes never change meaning and are never reused. Groups:
 * ``SP1xx`` the Agent Skills fields (agentskills.io specification);
 * ``SP2xx`` the MCP Skills extension (SEP-2640): skill paths, limits, URIs;
 * ``SP3xx`` the files a skill publishes;
-* ``SP4xx`` the ``SKILL.md`` body.
+* ``SP4xx`` the ``SKILL.md`` body;
+* ``SP5xx`` the content scan (:mod:`skillpack.scan`): hidden characters, directives
+  hidden from the reader, dangerous commands.
 
 ``docs/rules.md`` is generated from this module (``python -m skillpack.lint.docs``).
 """
@@ -51,7 +53,10 @@ class Rule:
     @property
     def doc(self) -> str:
         """The rule's documentation as Markdown: why, an example, how to fix."""
-        fixable = "yes (`skillpack lint --fix` or `skillpack fmt`)" if self.fixable else "no"
+        how = "`skillpack lint --fix`" + (
+            "" if self.code.startswith("SP5") else " or `skillpack fmt`"
+        )
+        fixable = f"yes ({how})" if self.fixable else "no"
         structural = (
             " Can be ignored: no (a structural rule: `build`, `lock` and `serve DIR` refuse "
             "it whatever the rule selection, `--no-lint` included; `select`, `ignore`, "
@@ -74,6 +79,7 @@ GROUPS = {
     "SP2": "Skill paths and limits (MCP Skills extension)",
     "SP3": "Published files",
     "SP4": "SKILL.md body",
+    "SP5": "Content scan",
 }
 
 _PORTABLE = (
@@ -580,6 +586,63 @@ _RULES: tuple[Rule, ...] = (
         "otherwise join the last line with the next text.",
         "...the last line of the body<EOF>",
         "Add a final newline: `skillpack fmt` or `skillpack lint --fix`.",
+        fixable=True,
+    ),
+    # --- SP5xx: the content scan (skillpack.scan) --------------------------------------
+    _r(
+        "SP501", "hidden-tag-characters", ERROR,
+        "A file holds Unicode tag characters (U+E0000-E007F) outside an emoji tag sequence.",
+        "Tag characters are invisible in every editor, terminal and web view, but a model "
+        "reads them: each spells an ASCII character, so a line that looks harmless can carry "
+        "a whole hidden instruction (\"ASCII smuggling\"). Their only other use is the "
+        "emoji tag sequence of a subdivision flag (U+1F3F4, tags, U+E007F: the flags of "
+        "England, Scotland and Wales), which is not reported. The message spells the "
+        "hidden text.",
+        "description: Formats tables.<U+E0069 U+E0067 U+E006E U+E006F U+E0072 U+E0065 ...>",
+        "Remove the characters: `skillpack lint --fix` deletes them and keeps the visible "
+        "text. If you did not put them there, treat the file as hostile.",
+        fixable=True,
+    ),
+    _r(
+        "SP502", "bidi-control-characters", ERROR,
+        "A file holds bidirectional embedding, override or isolate controls (U+202A-202E, "
+        "U+2066-2069).",
+        "These controls reorder how text is displayed, so what a reviewer reads is not the "
+        "order a model or a shell reads (\"Trojan Source\", CVE-2021-42574): a command or "
+        "an instruction can show as something else. Right-to-left text needs only the "
+        "marks U+200E, U+200F and U+061C, which are not reported beside RTL letters.",
+        "scripts/run.sh:  rm -rf /tmp/cache <U+202E>\"txt.exe\"",
+        "Remove the controls (`skillpack lint --fix`); use the RTL marks where RTL text "
+        "needs a direction.",
+        fixable=True,
+    ),
+    _r(
+        "SP503", "variation-selector-smuggling", ERROR,
+        "A file holds variation selectors from U+E0100-E01EF outside an ideographic "
+        "variation sequence.",
+        "A run of variation selectors is invisible and carries one byte per character "
+        "(\"emoji smuggling\"): a model can be told to decode it. The supplement's only "
+        "ordinary use is one selector after a CJK ideograph (an ideographic variation "
+        "sequence), which is not reported. The message shows the bytes carried.",
+        "Nice work 😀<U+E0143 U+E0158 U+E0153 U+E0143 ...>",
+        "Remove the selectors (`skillpack lint --fix`).",
+        fixable=True,
+    ),
+    _r(
+        "SP504", "invisible-characters", WARNING,
+        "A file holds zero-width or other invisible format characters.",
+        "Zero-width spaces and joiners (U+200B-200D), word joiners and invisible operators "
+        "(U+2060-2064), deprecated format controls (U+206A-206F), a BOM after the start, "
+        "soft hyphens, interlinear annotation marks, stray variation selectors and "
+        "directional marks on a line without right-to-left letters change what a model "
+        "reads and what a search finds without showing; runs of two of them can hold a "
+        "bit string, which the message decodes. Not reported: a ZWJ inside an emoji "
+        "sequence (👨‍👩‍👧), a ZWJ or ZWNJ between letters of the scripts that spell with "
+        "them (Persian, the Indic scripts), U+FE0F after an emoji (❤️), RTL marks beside "
+        "Hebrew or Arabic letters, a no-break space, a BOM at the start of a file.",
+        "name: pdf<U+200B>-tools",
+        "Remove the characters (`skillpack lint --fix`), or ignore SP504 for a file that "
+        "needs them.",
         fixable=True,
     ),
 )  # fmt: skip
