@@ -10,6 +10,7 @@ blocks; every other text file is a script or data file for the command rules.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Collection
 
 from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
@@ -76,9 +77,9 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     return findings
 
 
-def strip_hidden(text: str) -> str:
+def strip_hidden(text: str, codes: Collection[str] | None = None) -> str:
     """What ``lint --fix`` applies: ``text`` without the invisible characters the
-    hidden-character rules flag (errors and warnings); never visible text, and the
-    benign invisible characters (emoji joiners, RTL marks in RTL text, a BOM at the
-    start) are kept."""
-    return hidden.strip_hidden(text)
+    hidden-character rules flag (errors and warnings; ``codes``: only those rules'),
+    never visible text; the benign invisible characters (emoji joiners, RTL marks in
+    RTL text, a BOM at the start) are kept."""
+    return hidden.strip_hidden(text, codes)

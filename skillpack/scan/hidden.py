@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.model import ERROR, WARNING
@@ -275,15 +275,18 @@ def find_hidden(text: str) -> Iterator[Hidden]:
             k = m
 
 
-def strip_hidden(text: str) -> str:
-    """``text`` without the invisible characters :func:`find_hidden` flags; visible
-    text, the benign invisible characters (emoji joiners, RTL marks beside RTL text, a
-    BOM at the start) and everything else are kept."""
+def strip_hidden(text: str, codes: Collection[str] | None = None) -> str:
+    """``text`` without the invisible characters :func:`find_hidden` flags (only those of
+    the rule ``codes`` given, default all); visible text, the benign invisible characters
+    (emoji joiners, RTL marks beside RTL text, a BOM at the start) and everything else
+    are kept."""
     if text.isascii():
         return text
     parts: list[str] = []
     last = 0
     for hidden in find_hidden(text):
+        if codes is not None and hidden.code not in codes:
+            continue
         parts.append(text[last : hidden.start])
         last = hidden.end
     if not parts:
