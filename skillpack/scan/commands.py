@@ -211,7 +211,8 @@ _GROUPS: tuple[_Group, ...] = (
 _SECRET_SOURCE = re.compile(
     r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/[\w.-]+|/root|"
     r"expanduser\(\s*[\"']~|Path\.home\(\)[^\n]{0,20})?[/\\\"' ]?"
-    r"\.(?:ssh[/\\](?:id_\w+|authorized_keys|known_hosts)|aws[/\\]credentials|netrc\b|"
+    r"\.(?:ssh[/\\](?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub)|authorized_keys)|"
+    r"aws[/\\]credentials|netrc\b|"
     r"git-credentials|docker[/\\]config\.json|kube[/\\]config|config[/\\]gcloud|gnupg\b|"
     r"npmrc\b|pypirc\b|config[/\\]gh[/\\]hosts\.yml)"
     r"|(?<![\w)\].$])\.env\b(?![.\w-])"

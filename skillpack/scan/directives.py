@@ -60,8 +60,10 @@ _SENSITIVE = re.compile(
     _I,
 )
 _AGENT = re.compile(
-    r"\b(?:assistant|the\s+agent|ai\s+agent|claude|chatgpt|gpt|llm|language\s+model|"
-    r"ai\s+model|the\s+model|you\s+(?:must|should|will|are\s+to|need\s+to|have\s+to))\b",
+    r"\byou\s+(?:must|should|will|are\s+to|need\s+to|have\s+to)\b"
+    r"|\b(?:the\s+)?(?:assistant|agent|ai|model|llm|claude)\s+(?:must|should|will|needs?\s+to|"
+    r"has\s+to)\b"
+    r"|(?:^|[.!]\s+)(?:assistant|agent|ai|claude|model|llm)\s*[:,]",
     _I,
 )
 _ACTION = re.compile(
@@ -110,7 +112,7 @@ _OVERRIDE_MARKERS = (
 )  # fmt: skip
 
 _IMAGE_OR_LINK = re.compile(
-    r"(?P<image>!?)\[[^\]\n]*\]\(\s*<?(?P<url>https?://[^\s)>]+)"
+    r"(?P<image>!?)\[[^\]\n]*\]\(\s*<?(?P<url>https?://[^\s)]+)"
     r"|<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<src>https?://[^\s\"'>]+)"
     r"|^ {0,3}\[[^\]\n]+\]:\s*<?(?P<ref>https?://\S+?)>?\s*$",
     _I | re.MULTILINE,
