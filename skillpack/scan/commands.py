@@ -105,7 +105,7 @@ _GROUPS: tuple[_Group, ...] = (
         ),
     ),
     _Group(
-        ("iex", "invoke-expression", "downloadstring"),
+        ("iex", "invoke-expression"),
         (
             _p(DOWNLOAD_EXEC, r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\[[^\]]+\]\s*)?"
                r"(?:\(\s*)?(?:&\s*)?" + _PS_FETCH,
@@ -118,7 +118,7 @@ _GROUPS: tuple[_Group, ...] = (
         ),
     ),
     _Group(
-        ("urlopen", "requests.get", "fetch("),
+        ("exec", "eval"),
         (
             _p(DOWNLOAD_EXEC, r"\b(?:exec|eval)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?"
                r"(?:urllib\.request\.urlopen|urlopen|requests\.get|fetch)\s*\(",
@@ -126,8 +126,8 @@ _GROUPS: tuple[_Group, ...] = (
         ),
     ),
     _Group(
-        ("base64", "base32", "b64decode", "atob", "fromhex", "unhexlify", "decompress",
-         "marshal", "frombase64", "xxd", "powershell", "pwsh", "codecs", "buffer.from"),
+        ("base64", "base32", "xxd", "exec", "eval", "compile", "function", "settimeout",
+         "setinterval", "powershell", "pwsh", "iex", "invoke-expression"),
         (
             _p(DECODE_EXEC, r"\bbase(?:64|32)\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b[^\n]*\|\s*"
                + _SUDO + r"(?:" + _SHELL + r"|" + _INTERP + r")",
@@ -154,7 +154,7 @@ _GROUPS: tuple[_Group, ...] = (
         ),
     ),
     _Group(
-        ("/dev/tcp", "/dev/udp"),
+        ("/dev/",),
         (
             _p(REVERSE_SHELL, r"(?:\b(?:ba|z)?sh\s+-i\b[^\n]*/dev/(?:tcp|udp)/|/dev/(?:tcp|udp)/"
                r"[^\n]*(?:0>&1|>&\s*\d|<&\s*\d)|\bexec\s+\d+<>\s*/dev/(?:tcp|udp)/)",
@@ -177,7 +177,7 @@ _GROUPS: tuple[_Group, ...] = (
         ),
     ),
     _Group(
-        ("dup2", "fileno", "pty.spawn"),
+        ("dup2", "fileno"),
         (
             _p(REVERSE_SHELL, r"\bdup2\s*\(\s*[\w.]+\.fileno\s*\(\s*\)",
                "duplicates a socket onto standard input and output (a reverse shell)"),
@@ -187,7 +187,7 @@ _GROUPS: tuple[_Group, ...] = (
         ),
     ),
     _Group(
-        ("socket", "tcpclient", "fsockopen", "tcpsocket"),
+        ("fsockopen", "tcpsocket", "use socket", "tcpclient"),
         (
             _p(REVERSE_SHELL, r"\bfsockopen\s*\([^\n]*\b(?:exec|shell_exec|system|passthru|"
                r"proc_open|popen)\s*\(", "connects a shell to the network (PHP)"),
@@ -225,7 +225,7 @@ _SECRET_SOURCE = re.compile(
 )
 #: the whole environment (only sent out counts: reading it is ordinary)
 _ENV_DUMP = re.compile(
-    r"(?:^|[|;&(`$]|\s)(?:env|printenv|export\s+-p|set)\s*(?:\||\)|`)"
+    r"(?:^|[|;&(`$]|\s)(?:env|printenv|export\s+-p)\s*(?:\||\)|`)"
     r"|/proc/(?:self|\d+)/environ|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.copy\(\)"
     r"|\b(?:json\.dumps|str)\(\s*(?:dict\()?os\.environ\b|JSON\.stringify\(\s*process\.env\s*\)"
     r"|\bGet-ChildItem\s+env:|\[Environment\]::GetEnvironmentVariables"
@@ -244,6 +244,8 @@ _CREDENTIAL_MARKERS = (
     "npmrc", "pypirc", "keychain", "-password", "logins.json", "key4.db", "login data",
     "cookies", "local state", "shadow", "hosts.yml",
 )  # fmt: skip
+#: what an environment dump holds (env, printenv, os.environ, process.env, /proc/*/environ)
+_ENV_MARKERS = ("env", "export -p")
 _SINK_MARKERS = (
     "curl", "wget", " nc ", "|nc ", "ncat", "netcat", "telnet", "scp ", "ftp", "iwr ", "irm ",
     "invoke-", "requests.", "urlopen", "http.client", "httpx", "aiohttp", "fetch", "axios",
@@ -283,9 +285,13 @@ def _fetch_severity(line: str, in_code: bool, markdown: bool) -> str:
     return DOWNLOAD_EXEC
 
 
-def _find_secrets(text: str, lowered: str) -> Iterator[tuple[int, str, str]]:
+def _find_secrets(text: str, lowered: str, present: set[str]) -> Iterator[tuple[int, str, str]]:
     """Credential stores or the whole environment sent out on one line (SP525); a
-    credential store read without a network call on its line (SP526)."""
+    credential store read without a network call on its line (SP526). Network calls are
+    looked for only in a file that names a credential store or the environment."""
+    credentials = [m for m in _CREDENTIAL_MARKERS if m in present]
+    if not credentials and not any(m in present for m in _ENV_MARKERS):
+        return
     sending = set()
     for start, end in marked_lines(lowered, _SINK_MARKERS):
         if not _NETWORK_SINK.search(text, start, end):
@@ -306,7 +312,7 @@ def _find_secrets(text: str, lowered: str) -> Iterator[tuple[int, str, str]]:
                 CREDENTIAL_EXFIL,
                 ("sends the whole environment (its secrets too) over the network"),
             )
-    for start, end in marked_lines(lowered, _CREDENTIAL_MARKERS):
+    for start, end in marked_lines(lowered, credentials):
         if start in sending:
             continue
         match = _SECRET_SOURCE.search(text, start, end)
@@ -318,19 +324,27 @@ def _find_secrets(text: str, lowered: str) -> Iterator[tuple[int, str, str]]:
             )
 
 
+#: every marker of the groups and the credential rules, each looked for once per file
+_MARKERS: tuple[str, ...] = tuple(
+    dict.fromkeys([m for g in _GROUPS for m in g.markers] + [*_CREDENTIAL_MARKERS, *_ENV_MARKERS])
+)
+
+
 def find_commands(text: str, markdown: bool) -> Iterator[tuple[int, str, str, str]]:
     """(offset, code, severity, message) of each dangerous command in ``text``, at most
     one per code and line."""
     lowered = ascii_lower(text)
+    present = {m for m in _MARKERS if (m != "!`" or markdown) and m in lowered}
+    if not present:
+        return
     code_map: CodeMap | None = None
     raw: list[tuple[int, str, str]] = []
     for group in _GROUPS:
-        lines = marked_lines(lowered, group.markers)
-        if not lines:
+        markers = [m for m in group.markers if m in present]
+        if not markers:
             continue
+        lines = marked_lines(lowered, markers)
         for code, regex, what in group.patterns:
-            if code == LOAD_TIME_SHELL and not markdown:
-                continue
             for start, end in lines:
                 for match in regex.finditer(text, start, end):
                     found, message = code, what
@@ -346,7 +360,7 @@ def find_commands(text: str, markdown: bool) -> Iterator[tuple[int, str, str, st
                         if not message:
                             continue
                     raw.append((match.start(), found, message))
-    raw.extend(_find_secrets(text, lowered))
+    raw.extend(_find_secrets(text, lowered, present))
     reported: set[tuple[str, int]] = set()
     shells = {_line_of(text, offset)[0] for offset, code, _ in raw if code == REVERSE_SHELL}
     for offset, code, message in sorted(raw):

@@ -106,9 +106,8 @@ _OVERRIDE = re.compile(
     _I,
 )
 _OVERRIDE_MARKERS = (
-    "ignore", "disregard", "forget", "override", "bypass", "skip", " mode", "refuse",
-    "anything now", "no restrictions", "no rules", "no guidelines", "no limits", "no filters",
-    "system prompt", "the user",
+    "ignor", "disregard", "forget", "overrid", "bypass", "skip", " mode", "anything now",
+    "refuse", "have no", "has no", "the user",
 )  # fmt: skip
 
 _IMAGE_OR_LINK = re.compile(
