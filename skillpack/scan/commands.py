@@ -11,8 +11,9 @@ preprocessing (``!`cmd```) with a network fetch or a pipe into a shell are error
 ``/dev/tcp`` device alone (a port check) and a credential store read without a network
 call on its line are warnings.
 
-Each group of patterns has literal markers; its regular expressions run only when one of
-them occurs in the lowercased text.
+Each group of patterns has literal markers; its regular expressions run only on the
+lines holding one of them. Gaps inside a command are bounded (1,000 characters), so a long
+line costs linear time, never quadratic.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ _SUDO = r"(?:sudo\s+(?:-\S+\s+)*)?"
 _SHELL = r"(?:\S*/)?(?:ba|z|k|da|fi|a)?sh\b"
 _INTERP = r"(?:\S*/)?(?:python[0-9.]*|perl|ruby|node|php)\s*-?\s*(?=$|[;&|)\n'\"`])"
 _FETCH = r"\b(?:curl|wget)\b"
+#: a bounded gap inside one command, and up to three pipes: a long line costs linear time
+_GAP = r"[^\n]{0,160}"
+_PIPES = r"(?:[^\n|]{0,300}+\|){1,3}\s*"
 _PS_FETCH = (
     r"(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|"
     r"\(?\s*new-object\s+(?:system\.)?net\.webclient\s*\)?)"
@@ -95,12 +99,12 @@ _GROUPS: tuple[_Group, ...] = (
     _Group(
         ("curl", "wget"),
         (
-            _p(DOWNLOAD_EXEC, _FETCH + r"[^\n]*\|\s*" + _SUDO + r"(?:" + _SHELL + r"|" + _INTERP
+            _p(DOWNLOAD_EXEC, _FETCH + _PIPES + _SUDO + r"(?:" + _SHELL + r"|" + _INTERP
                + r")", "downloads a script and pipes it into a shell"),
             _p(DOWNLOAD_EXEC, r"\b(?:(?:ba|z|k)?sh|source|eval|\.)\s+(?:-\S+\s+)*[\"']?"
                r"(?:\$\(|<\(|`)\s*" + _FETCH, "runs a downloaded script"),
-            _p(DOWNLOAD_EXEC, _FETCH + r"[^\n]*(?:&&|;)\s*" + _SUDO + r"(?:chmod\s+\+x\s+\S+"
-               r"\s*(?:&&|;)\s*)?(?:(?:ba|z)?sh\s+)\S+\.sh\b",
+            _p(DOWNLOAD_EXEC, _FETCH + r"(?:[^\n;&]{0,300}+(?:&&|;)\s*){1,3}" + _SUDO
+               + r"(?:chmod\s+\+x\s+\S+\s*(?:&&|;)\s*)?(?:(?:ba|z)?sh\s+)\S+\.sh\b",
                "downloads a script and runs it"),
         ),
     ),
@@ -111,9 +115,9 @@ _GROUPS: tuple[_Group, ...] = (
                r"(?:\(\s*)?(?:&\s*)?" + _PS_FETCH,
                "downloads a PowerShell script and runs it (iex)"),
             _p(DOWNLOAD_EXEC, r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
-               r"downloadstring)\b[^\n]*\|\s*(?:iex|invoke-expression)\b",
+               r"downloadstring)\b" + _GAP + r"\|\s*(?:iex|invoke-expression)\b",
                "downloads a PowerShell script and pipes it into iex"),
-            _p(DOWNLOAD_EXEC, r"\b(?:iex|invoke-expression)\b[^\n]*\.downloadstring\s*\(",
+            _p(DOWNLOAD_EXEC, r"\b(?:iex|invoke-expression)\b" + _GAP + r"\.downloadstring\s*\(",
                "downloads a PowerShell script and runs it (iex)"),
         ),
     ),
@@ -129,13 +133,13 @@ _GROUPS: tuple[_Group, ...] = (
         ("base64", "base32", "xxd", "exec", "eval", "compile", "function", "settimeout",
          "setinterval", "powershell", "pwsh", "iex", "invoke-expression"),
         (
-            _p(DECODE_EXEC, r"\bbase(?:64|32)\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b[^\n]*\|\s*"
+            _p(DECODE_EXEC, r"\bbase(?:64|32)\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b" + _PIPES
                + _SUDO + r"(?:" + _SHELL + r"|" + _INTERP + r")",
                "decodes base64 and pipes it into a shell"),
-            _p(DECODE_EXEC, r"\bxxd\s+-r\b[^\n]*\|\s*" + _SUDO + _SHELL,
+            _p(DECODE_EXEC, r"\bxxd\s+-r\b" + _PIPES + _SUDO + _SHELL,
                "decodes hex and pipes it into a shell"),
-            _p(DECODE_EXEC, r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?(?:\$\(|`)[^\n]*\bbase64\s+"
-               r"(?:-\w+\s+)*(?:-d|--decode|-D)\b", "evaluates decoded base64"),
+            _p(DECODE_EXEC, r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?(?:\$\(|`)" + _GAP
+               + r"\bbase64\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b", "evaluates decoded base64"),
             _p(DECODE_EXEC, r"\b(?:exec|eval|compile)\s*\(\s*(?:[\w.]+\.)?(?:b64decode|"
                r"b32decode|b85decode|a85decode|urlsafe_b64decode|decompress|unhexlify|"
                r"fromhex|loads|decodebytes)\s*\(", "executes decoded data"),
@@ -146,18 +150,19 @@ _GROUPS: tuple[_Group, ...] = (
                r"(?:atob|unescape|decodeURIComponent)\s*\(", "evaluates decoded data (atob)"),
             _p(DECODE_EXEC, r"\b(?:eval|(?:new\s+)?Function)\s*\(\s*Buffer\.from\([^\n)]*"
                r"[\"'](?:base64|hex)[\"']", "evaluates decoded data (Buffer.from)"),
-            _p(DECODE_EXEC, r"\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|en|enc|enco|"
+            _p(DECODE_EXEC, r"\b(?:powershell|pwsh)(?:\.exe)?\b" + _GAP + r"\s-(?:e|ec|en|enc|enco|"
                r"encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/=]{16,}",
                "runs an encoded PowerShell command"),
-            _p(DECODE_EXEC, r"\b(?:iex|invoke-expression)\b[^\n]*frombase64string",
+            _p(DECODE_EXEC, r"\b(?:iex|invoke-expression)\b" + _GAP + r"frombase64string",
                "runs decoded base64 (iex)"),
         ),
     ),
     _Group(
         ("/dev/",),
         (
-            _p(REVERSE_SHELL, r"(?:\b(?:ba|z)?sh\s+-i\b[^\n]*/dev/(?:tcp|udp)/|/dev/(?:tcp|udp)/"
-               r"[^\n]*(?:0>&1|>&\s*\d|<&\s*\d)|\bexec\s+\d+<>\s*/dev/(?:tcp|udp)/)",
+            _p(REVERSE_SHELL, r"(?:\b(?:ba|z)?sh\s+-i\b" + _GAP + r"/dev/(?:tcp|udp)/|"
+               r"/dev/(?:tcp|udp)/" + _GAP + r"(?:0>&1|>&\s*\d|<&\s*\d)"
+               r"|\bexec\s+\d+<>\s*/dev/(?:tcp|udp)/)",
                "wires a shell to a network connection (/dev/tcp)"),
             _p(TCP_DEVICE, r"/dev/(?:tcp|udp)/", "opens a raw network connection (/dev/tcp)"),
         ),
@@ -165,15 +170,13 @@ _GROUPS: tuple[_Group, ...] = (
     _Group(
         ("nc ", "nc\t", "ncat", "netcat", "mkfifo", "socat"),
         (
-            _p(REVERSE_SHELL, r"\b(?:nc|ncat|netcat)\b[^\n|;]*\s(?:-[a-z]*[ec]|--exec|"
+            _p(REVERSE_SHELL, r"\b(?:nc|ncat|netcat)\b[^\n|;]{0,160}\s(?:-[a-z]*[ec]|--exec|"
                r"--sh-exec)\s*[\"']?" + r"(?:\S*/)?(?:(?:ba|z|k|da)?sh|cmd(?:\.exe)?|"
                r"powershell)\b", "connects a shell to the network (nc -e)"),
-            _p(REVERSE_SHELL, r"\bmkfifo\b[^\n]*" + _SHELL + r"[^\n]*\|\s*(?:nc|ncat|netcat|"
+            _p(REVERSE_SHELL, r"\bmkfifo\b" + _GAP + _SHELL + _GAP + r"\|\s*(?:nc|ncat|netcat|"
                r"openssl\s+s_client|telnet)\b", "wires a shell to a network pipe"),
-            _p(REVERSE_SHELL, r"\bsocat\b[^\n]*\b(?:exec|system):[\"']?(?:\S*/)?(?:(?:ba|z)?sh|"
-               r"cmd|powershell)\b", "connects a shell to the network (socat)"),
-            _p(REVERSE_SHELL, r"\bsocat\b[^\n]*\btcp[^\n]*\b(?:exec|system):",
-               "connects a shell to the network (socat)"),
+            _p(REVERSE_SHELL, r"\bsocat\b" + _GAP + r"\b(?:exec|system):[\"']?(?:\S*/)?"
+               r"(?:(?:ba|z)?sh|cmd|powershell)\b", "connects a shell to the network (socat)"),
         ),
     ),
     _Group(
@@ -182,20 +185,21 @@ _GROUPS: tuple[_Group, ...] = (
             _p(REVERSE_SHELL, r"\bdup2\s*\(\s*[\w.]+\.fileno\s*\(\s*\)",
                "duplicates a socket onto standard input and output (a reverse shell)"),
             _p(REVERSE_SHELL, r"\b(?:Popen|call|run)\s*\(\s*\[?\s*[\"'](?:/bin/)?(?:ba|z)?sh[\"']"
-               r"[^\n]*\bstdin\s*=\s*[\w.]+\.fileno\s*\(",
+               + _GAP + r"\bstdin\s*=\s*[\w.]+\.fileno\s*\(",
                "runs a shell on a socket (a reverse shell)"),
         ),
     ),
     _Group(
         ("fsockopen", "tcpsocket", "use socket", "tcpclient"),
         (
-            _p(REVERSE_SHELL, r"\bfsockopen\s*\([^\n]*\b(?:exec|shell_exec|system|passthru|"
+            _p(REVERSE_SHELL, r"\bfsockopen\s*\(" + _GAP + r"\b(?:exec|shell_exec|system|passthru|"
                r"proc_open|popen)\s*\(", "connects a shell to the network (PHP)"),
-            _p(REVERSE_SHELL, r"\bTCPSocket\.(?:new|open)\s*\([^\n]*\b(?:exec|spawn|system|"
+            _p(REVERSE_SHELL, r"\bTCPSocket\.(?:new|open)\s*\(" + _GAP + r"\b(?:exec|spawn|system|"
                r"IO\.popen)\b", "connects a shell to the network (Ruby)"),
-            _p(REVERSE_SHELL, r"\buse\s+Socket\b[^\n]*\bexec\s*\(?\s*[\"'](?:/bin/)?(?:ba|z)?sh",
+            _p(REVERSE_SHELL, r"\buse\s+Socket\b" + _GAP
+               + r"\bexec\s*\(?\s*[\"'](?:/bin/)?(?:ba|z)?sh",
                "connects a shell to the network (Perl)"),
-            _p(REVERSE_SHELL, r"Net\.Sockets\.TCPClient\s*\([^\n]*(?:GetStream|iex|"
+            _p(REVERSE_SHELL, r"Net\.Sockets\.TCPClient\s*\(" + _GAP + r"(?:GetStream|iex|"
                r"Invoke-Expression)", "connects PowerShell to the network"),
         ),
     ),
@@ -219,7 +223,7 @@ _SECRET_SOURCE = re.compile(
     r"|\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)\b"
     r"|Library/Keychains|\blogin\.keychain|\blogins\.json\b|\bkey4\.db\b"
     r"|(?:Google/Chrome|Chromium|BraveSoftware|Microsoft/Edge|\.mozilla/firefox|"
-    r"Firefox/Profiles)[^\n]*(?:Login Data|Cookies|Local State)"
+    r"Firefox/Profiles)" + _GAP + r"(?:Login Data|Cookies|Local State)"
     r"|/etc/shadow\b",
     _I,
 )

@@ -1,8 +1,10 @@
 """Which rules apply to which file, in one pass over its bytes.
 
-A file with a NUL byte is binary and not scanned. A UTF-8 file that is all ASCII skips
-the hidden-character rules (it cannot hold any); a file that is not UTF-8 is scanned for
-commands only (read as Latin-1, so byte offsets are columns). Markdown files
+A file with a NUL byte is binary and not scanned (UTF-16 with its byte order mark is
+text, and scanned). A file that is all ASCII skips the hidden-character rules (it cannot
+hold any); a file that is not Unicode is scanned for commands only (read as Latin-1, so
+byte offsets are columns). A file lists at most :data:`MAX_PER_CODE` findings per code,
+the last counting the rest. Markdown files
 (``.md``, ``.markdown``, ``.mdx``) get the directive rules and know their fenced code
 blocks; every other text file is a script or data file for the command rules.
 """
@@ -50,16 +52,11 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     ``path`` is the skill-relative POSIX path (``SKILL.md``, ``references/x.md``,
     ``scripts/run.sh``): it decides which rules apply (Markdown or script). Never raises
     on any bytes."""
-    if b"\x00" in data:
+    text, utf8 = _decode(data)
+    if text is None:
         return []
-    try:
-        text = data.decode("utf-8")
-        utf8 = True
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-        utf8 = False
     raw: list[tuple[int, str, str, str]] = []  # (offset, code, severity, message)
-    if utf8 and not data.isascii():
+    if utf8 and not text.isascii():
         for found in hidden.find_hidden(text):
             raw.append((found.start, found.code, hidden.SEVERITY[found.code], found.message))
     markdown = is_markdown(path)
@@ -69,12 +66,42 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     if not raw:
         return []
     lines = Lines(text)
+    raw.sort(key=lambda r: (r[0], r[1]))
     findings = []
+    per_code: dict[str, int] = {}
     for offset, code, severity, message in raw:
+        count = per_code[code] = per_code.get(code, 0) + 1
+        if count > MAX_PER_CODE:
+            continue
         line, column = lines.at(offset)
+        if count == MAX_PER_CODE:
+            more = sum(1 for r in raw if r[1] == code) - MAX_PER_CODE + 1
+            if more > 1:
+                message = f"{more} more {code} findings from here on (not listed one by one)"
         findings.append(ScanFinding(code, severity, message, line, column))
     findings.sort(key=ScanFinding.sort_key)
     return findings
+
+
+#: findings listed per code and file; the last one listed counts the rest
+MAX_PER_CODE = 50
+
+
+def _decode(data: bytes) -> tuple[str | None, bool]:
+    """The text of a file and whether it is Unicode (UTF-8, or UTF-16 with its byte
+    order mark); None for a binary file (a NUL byte). Other bytes are read as Latin-1,
+    for the command rules only."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16"), True
+        except UnicodeDecodeError:
+            return None, False
+    if b"\x00" in data:
+        return None, False
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), False
 
 
 def strip_hidden(text: str, codes: Collection[str] | None = None) -> str:

@@ -215,7 +215,8 @@ def _selector_applies(prev: str, selector: str) -> bool:
 def _visible_before(text: str, i: int) -> str:
     """The character before ``i``, skipping variation selectors and emoji modifiers."""
     j = i - 1
-    while j >= 0 and (
+    stop = max(-1, i - 16)  # a modifier or a few selectors, never a whole run
+    while j > stop and (
         0xFE00 <= ord(text[j]) <= 0xFE0F
         or 0x1F3FB <= ord(text[j]) <= 0x1F3FF
         or 0xE0020 <= ord(text[j]) <= 0xE007F
@@ -257,9 +258,15 @@ def _message(code: str, run: str) -> str:
 
 def find_hidden(text: str) -> Iterator[Hidden]:
     """The runs of flagged characters in ``text``, in order."""
+    rtl_lines: dict[int, bool] = {}
     for match in CANDIDATES.finditer(text):
         start, end = match.span()
-        rtl = any(ch in _MARKS for ch in match.group()) and _line_has_rtl(text, start)
+        rtl = False
+        if any(ch in _MARKS for ch in match.group()):
+            line = text.rfind("\n", 0, start) + 1
+            if line not in rtl_lines:
+                rtl_lines[line] = _line_has_rtl(text, start)
+            rtl = rtl_lines[line]
         codes = _flags(text, start, end, rtl)
         k = 0
         while k < len(codes):

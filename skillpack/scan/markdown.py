@@ -9,8 +9,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-_INLINE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_HTML_COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.DOTALL)
+_TICKS = re.compile(r"`+")
 _REF_COMMENT = re.compile(
     r"^ {0,3}\[(?://|comment|#|_)\]:\s*(?:#|<>|<#>)\s*(?:\((.*)\)|\"(.*)\"|'(.*)')\s*$",
     re.MULTILINE | re.IGNORECASE,
@@ -49,8 +48,29 @@ class CodeMap:
 
     @staticmethod
     def _inline(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-        for match in _INLINE.finditer(text, start, end):
-            yield match.start(), match.end()
+        """Inline code spans, line by line: a run of backticks up to the next run of the
+        same length (linear: each run is looked at once, whatever the text)."""
+        pos = start
+        while pos < end:
+            line_end = text.find("\n", pos, end)
+            line_end = end if line_end < 0 else line_end
+            runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, pos, line_end)]
+            by_length: dict[int, list[int]] = {}
+            for index in range(len(runs) - 1, -1, -1):
+                by_length.setdefault(runs[index][1] - runs[index][0], []).append(index)
+            index = 0
+            while index < len(runs):
+                size = runs[index][1] - runs[index][0]
+                later = by_length[size]
+                while later and later[-1] <= index:
+                    later.pop()
+                if later:
+                    close = later.pop()
+                    yield runs[index][0], runs[close][1]
+                    index = close + 1
+                else:
+                    index += 1
+            pos = line_end + 1
 
     def in_code(self, offset: int) -> bool:
         index = bisect_right(self._starts, offset) - 1
@@ -59,10 +79,14 @@ class CodeMap:
 
 def hidden_comments(text: str, code: CodeMap) -> Iterator[tuple[int, str]]:
     """(offset, text) of each comment a Markdown renderer hides, outside code."""
-    if "<!--" in text:
-        for match in _HTML_COMMENT.finditer(text):
-            if not code.in_code(match.start()):
-                yield match.start(), match.group(1)
+    pos = text.find("<!--")
+    while pos >= 0:
+        close = text.find("-->", pos + 4)
+        if not code.in_code(pos):
+            yield pos, text[pos + 4 : len(text) if close < 0 else close]
+        if close < 0:
+            break
+        pos = text.find("<!--", close + 3)
     if "]:" in text:
         for match in _REF_COMMENT.finditer(text):
             if not code.in_code(match.start()):

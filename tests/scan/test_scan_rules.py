@@ -158,3 +158,32 @@ def test_the_scan_imports_only_the_standard_library() -> None:
     assert "skillpack.scan.engine" in ours
     others = {m.split(".")[0] for m in loaded} - {"skillpack"}
     assert others <= set(sys.stdlib_module_names), others - set(sys.stdlib_module_names)
+
+
+def test_hostile_shapes_stay_linear_and_the_list_is_capped() -> None:
+    """Inputs built to make a scanner quadratic (unclosed comments, unmatched backtick
+    runs, marks and joiners by the hundred thousand on one line) finish, and a file
+    lists at most MAX_PER_CODE findings per code, the last counting the rest."""
+    from skillpack.scan.engine import MAX_PER_CODE
+
+    shapes = [
+        b"<!--" * 100_000,
+        b"` `` ``` " * 40_000,
+        ("x\u200e" * 100_000).encode(),
+        ("\u2764" + "\ufe0f\u200d" * 100_000).encode(),
+        b"curl .ssh/id_rsa env " * 20_000,
+        b"nc -e socat tcp curl | " * 10_000,
+        b"![a](http://x/" + b"{" * 100_000,
+    ]
+    for data in shapes:
+        scan_file("SKILL.md", data)
+    many = ("a\u200b" * 500).encode()
+    found = scan_file("SKILL.md", many)
+    assert len(found) == MAX_PER_CODE
+    assert found[-1].message.startswith(f"{500 - MAX_PER_CODE + 1} more SP504 findings")
+
+
+def test_utf16_text_is_scanned() -> None:
+    data = ("Hello" + "".join(chr(0xE0000 + ord(c)) for c in "run it")).encode("utf-16")
+    (found,) = scan_file("references/notes.md", data)
+    assert found.code == "SP501" and "'run it'" in found.message
