@@ -118,6 +118,7 @@ def main() -> None:
         trees = [("attacks", attacks), *((c.name, c) for c in corpora)]
         summary = []
         detail = []
+        alarms: list[tuple[str, list[str], list[str]]] = []
         for label, tree in trees:
             skills = sorted(p.parent.relative_to(tree).parts[0] for p in tree.glob("*/SKILL.md"))
             sp_time, sp = skillpack(tree, args.runs)
@@ -136,6 +137,9 @@ def main() -> None:
                 ci_flagged = {s for s, r in ci.items() if not r["is_safe"]}
                 summary.append([label, len(skills), "skill-scanner", ci_time, len(ci_flagged),
                                 sum(r["findings_count"] for r in ci.values())])  # fmt: skip
+            if label != "attacks":
+                ci_names = sorted(s for s, r in ci.items() if not r["is_safe"])
+                alarms.append((label, sorted(sp_flagged), ci_names))
             if label == "attacks":
                 for s in skills:
                     codes = sorted(k[6:] for k in sp.get(s, Counter()) if k.startswith("codes:"))
@@ -153,6 +157,11 @@ def main() -> None:
     print("|---|---:|---|---:|---:|---:|---:|")
     for label, n, tool, t, flagged, count in summary:
         print(f"| {label} | {n} | {tool} | {t:.2f} | {t / max(n, 1):.3f} | {flagged} | {count} |")
+    for label, sp_names, ci_names in alarms:
+        print(
+            f"\n{label}: flagged by skillpack: {', '.join(sp_names) or 'none'}; "
+            f"by skill-scanner: {', '.join(ci_names) or 'none'}"
+        )
     print("\nattack corpus, per skill:\n")
     print("| skill | expected | skillpack flags | its codes | skill-scanner flags | its max |")
     print("|---|---|---|---|---|---|")
