@@ -309,7 +309,9 @@ def test_examples_build_verify_inspect(tmp_path: Path) -> None:
     inspect = run_cli("inspect", bundle)
     assert "skill acme/billing/refunds (2 files, 809 bytes)" in inspect.stdout
     assert "scripts/extract.py x" in inspect.stdout
-    assert inspect.stdout.rstrip().endswith("total: 5 skills, 10 files, 4708 bytes")
+    assert inspect.stdout.rstrip().endswith(
+        "total: 5 skills, 10 files, 4708 bytes\nscan: 0 errors, 0 warnings"
+    )
 
 
 def _build_verify_inspect(tree: Path, tmp_path: Path) -> tuple[str, Path]:

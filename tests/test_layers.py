@@ -21,6 +21,7 @@ FLOORS: dict[str, int] = {
     "skillpack.manifest": 1,
     "skillpack.changes": 1,
     "skillpack.content": 1,
+    "skillpack.scan": 1,
     "skillpack.source": 2,
     "skillpack.lint": 3,
     "skillpack.plugins": 3,  # the host manifest formats, read by lint's manifest rules

@@ -34,7 +34,7 @@ def inspect_command(
 ) -> None:
     """List a bundle's skills and files with sizes and digests (verified first).
 
-    Totals follow the list.
+    Totals follow the list, then the content scan's findings (SP5xx).
     An oci:// BUNDLE is fetched into the cache first (manifest and archive digests
     checked; registry options as for pull)."""
     from skillpack.bundle.inspect import describe_bundle
@@ -77,3 +77,12 @@ def inspect_command(
         f"total: {plural(totals['skills'], 'skill')}, {plural(totals['files'], 'file')}, "
         f"{plural(totals['bytes'], 'byte')}"
     )
+    scan = info["scan"]
+    print(
+        f"scan: {plural(scan['errors'], 'error')}, {plural(scan['warnings'], 'warning')}"
+        + (" (skillpack lint BUNDLE explains each)" if scan["findings"] else "")
+    )
+    for f in scan["findings"]:
+        print(
+            f"  {f['entry']}:{f['line']}:{f['column']}: {f['code']} {f['severity']} {f['message']}"
+        )

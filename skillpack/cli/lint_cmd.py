@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from skillpack.cli.base import CommandApp
 from skillpack.cli.options import ConfigOpt
+
+if TYPE_CHECKING:
+    from skillpack.lint import LintResult
 
 app = CommandApp()
 
@@ -32,7 +35,8 @@ def lint_command(
         list[Path] | None,
         typer.Argument(
             metavar="PATH",
-            help="Files or directories: check the skills they belong to (default: all).",
+            help="Files or directories: check the skills they belong to (default: all); "
+            "or bundles (.skp): verify them and scan their files (the SP5xx rules).",
             show_default=False,
         ),
     ] = None,
@@ -46,7 +50,12 @@ def lint_command(
         ),
     ] = None,
     fix: Annotated[
-        bool, typer.Option("--fix", help="Apply the safe fixes (SP013, SP405, SP406, SP407).")
+        bool,
+        typer.Option(
+            "--fix",
+            help="Apply the safe fixes (SP013, SP405, SP406, SP407; SP501-SP504 remove "
+            "hidden characters).",
+        ),
     ] = False,
     select: Annotated[
         list[str] | None,
@@ -90,6 +99,25 @@ def lint_command(
 
         report_file = Output(output, what="the lint report")
     given = paths or []
+    bundles = [p for p in given if _is_bundle(p)]
+    if bundles:
+        result = _lint_bundles(given, bundles, fix, config, select, extend_select, ignore)
+        base = Path.cwd()
+        report = (
+            render_statistics(result)
+            if statistics
+            else render_text(result, base, colour=output is None and use_colour(sys.stdout))
+            if output_format == "text"
+            else RENDERERS[output_format](result, base)
+        )
+        if report_file is not None:
+            report_file.write(report.encode("utf-8"))
+        else:
+            sys.stdout.write(report)
+            sys.stdout.flush()
+        if output_format == "text" or output is not None:
+            print(summary(result, fixable=False), file=sys.stderr)
+        return 1 if result.errors else 0
     targets = resolve_targets(given, config)
     if output is not None:
         from skillpack.source.outputs import refuse_inside_skills
@@ -131,3 +159,53 @@ def lint_command(
             print("warning: no skills found under the given paths", file=sys.stderr)
         print(summary(result, fixed), file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def _is_bundle(path: Path) -> bool:
+    from skillpack.bundle import is_bundle_file
+
+    return path.suffix == ".skp" or (path.is_file() and is_bundle_file(path))
+
+
+def _lint_bundles(
+    given: list[Path],
+    bundles: list[Path],
+    fix: bool,
+    config: Path | None,
+    select: list[str] | None,
+    extend_select: list[str] | None,
+    ignore: list[str] | None,
+) -> LintResult:
+    """``lint BUNDLE...``: each bundle verified in full, then its files scanned."""
+    from skillpack.bundle.reader import open_bundle
+    from skillpack.bundle.scan import lint_bundles, scan_bundle
+    from skillpack.errors import Location, UsageError, display_path
+    from skillpack.lint import LintOptions
+    from skillpack.source.config import resolve_config
+
+    others = [p for p in given if p not in bundles]
+    if others:
+        raise UsageError(
+            "USE013",
+            "lint takes bundles or paths in a tree, not both",
+            Location(str(others[0])),
+            hint="lint the bundles and the tree in two runs",
+        )
+    if fix:
+        raise UsageError(
+            "USE013",
+            "--fix cannot change a bundle (it is verified against its lock)",
+            Location(str(bundles[0])),
+            hint="fix the source tree and build the bundle again",
+        )
+    options = LintOptions.from_config(
+        resolve_config((), config),
+        split_selectors(select) or None,
+        split_selectors(extend_select),
+        split_selectors(ignore),
+    )
+    scanned = []
+    for path in bundles:
+        with open_bundle(path, mode="full") as opened:
+            scanned.append((display_path(path), opened, scan_bundle(opened)))
+    return lint_bundles(scanned, options)

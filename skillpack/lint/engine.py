@@ -45,6 +45,14 @@ class LintResult:
     def fixable(self) -> int:
         return sum(1 for f in self.findings if f.fixable)
 
+    @classmethod
+    def of(
+        cls, found: Iterable[Finding], options: LintOptions, skills: int, files: int
+    ) -> LintResult:
+        """The result of findings made outside a run (a bundle's scan): the enabled ones,
+        not ignored for their path, at their effective severity, sorted."""
+        return cls(_finish(found, options), skills, files)
+
     def statistics(self) -> list[tuple[str, int]]:
         """(code, count), most frequent first, then by code."""
         counts = Counter(f.code for f in self.findings)

@@ -73,8 +73,9 @@ def render_text(result: LintResult, base: Path, colour: bool = False) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-def summary(result: LintResult, fixed: int = 0) -> str:
-    """The one-line summary printed on stderr after a text report."""
+def summary(result: LintResult, fixed: int = 0, fixable: bool = True) -> str:
+    """The one-line summary printed on stderr after a text report (``fixable``: whether
+    to count what ``--fix`` would repair; a bundle cannot be fixed)."""
     checked = f"{plural(result.skills, 'skill')}, {plural(result.files, 'file')} checked"
     parts = []
     if fixed:
@@ -85,7 +86,7 @@ def summary(result: LintResult, fixed: int = 0) -> str:
         counts = [plural(result.errors, "error"), plural(result.warnings, "warning"),
                   f"{result.infos} info"]  # fmt: skip
         parts.append(f"found {', '.join(counts)} ({checked})")
-        if result.fixable:
+        if fixable and result.fixable:
             parts.append(f"{result.fixable} fixable with 'skillpack lint --fix'")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 from skillpack._internal.uri import SKILL_MD
 from skillpack.lint.checks.registry import skill_check, tree_check
+from skillpack.lint.checks.scan import SCAN_CODES, scan_findings
 from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
 from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column, secret_file
@@ -157,47 +159,63 @@ def unreadable_files(ctx: SkillContext) -> Iterator[Finding]:
             )
 
 
-@skill_check("SP305")
-def secrets(ctx: SkillContext) -> Iterator[Finding]:
+@skill_check("SP305", *SCAN_CODES)
+def contents(ctx: SkillContext) -> Iterator[Finding]:
+    """What published files hold: secrets (SP305) and the content scan (SP5xx), on the
+    one reading of each file's bytes."""
     scanned = ctx.run.scanned
+    enabled = ctx.run.options.enabled
+    want_secrets = "SP305" in enabled
+    want_scan = not enabled.isdisjoint(SCAN_CODES)
     for f in ctx.skill.files:
         if f.path in scanned:
             continue
         scanned.add(f.path)
         name = f.path.name
-        if ENV_FILE_RE.fullmatch(name):
-            yield ctx.finding(
-                "SP305",
-                f"'{name}' is an environment file, which usually holds secrets",
-                f.path,
-                hint="remove it from the skill or exclude it",
-            )
-            continue
-        label = secret_file(name)
-        if label is None:
-            try:
-                data = ctx.read(f)
-            except OSError:
-                continue  # SP306 (unreadable_files)
-            hits = list(find_secrets(data))
-            for hit in hits:
-                line, column = line_and_column(data, hit.offset)
+        label = None
+        if want_secrets:
+            if ENV_FILE_RE.fullmatch(name):
                 yield ctx.finding(
                     "SP305",
-                    f"looks like {hit.label}",
+                    f"'{name}' is an environment file, which usually holds secrets",
                     f.path,
-                    line,
-                    column,
-                    hint="remove and rotate the secret; read it from the environment at run time",
+                    hint="remove it from the skill or exclude it",
                 )
-            if hits:
                 continue
-            label = secret_file(name, data)  # a .pem or .key holding a private key
-        if label is not None:
+            label = secret_file(name)
+            if label is not None:
+                yield _secret_file_finding(ctx, f.path, name, label)
+                continue
+        try:
+            data = ctx.read(f)
+        except OSError:
+            continue  # SP306 (unreadable_files)
+        if want_scan:
+            yield from scan_findings(ctx, f, data)
+        if not want_secrets:
+            continue
+        hits = list(find_secrets(data))
+        for hit in hits:
+            line, column = line_and_column(data, hit.offset)
             yield ctx.finding(
                 "SP305",
-                f"'{name}' is {label} (by its name): it must never be published",
+                f"looks like {hit.label}",
                 f.path,
-                hint="remove it from the skill (and rotate what it holds if it was ever "
-                "shared), or exclude it",
+                line,
+                column,
+                hint="remove and rotate the secret; read it from the environment at run time",
             )
+        if not hits:
+            label = secret_file(name, data)  # a .pem or .key holding a private key
+            if label is not None:
+                yield _secret_file_finding(ctx, f.path, name, label)
+
+
+def _secret_file_finding(ctx: SkillContext, path: Path, name: str, label: str) -> Finding:
+    return ctx.finding(
+        "SP305",
+        f"'{name}' is {label} (by its name): it must never be published",
+        path,
+        hint="remove it from the skill (and rotate what it holds if it was ever shared), "
+        "or exclude it",
+    )

@@ -1,0 +1,112 @@
+"""Which rules apply to which file, in one pass over its bytes.
+
+A file with a NUL byte is binary and not scanned (UTF-16 with its byte order mark is
+text, and scanned). A file that is all ASCII skips the hidden-character rules (it cannot
+hold any); a file that is not Unicode is scanned for commands only (read as Latin-1, so
+byte offsets are columns). A file lists at most :data:`MAX_PER_CODE` findings per code,
+the last counting the rest. Markdown files
+(``.md``, ``.markdown``, ``.mdx``) get the directive rules and know their fenced code
+blocks; every other text file is a script or data file for the command rules.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Collection
+
+from skillpack.scan import commands, directives, hidden
+from skillpack.scan.model import ScanFinding
+
+#: every code the scan may report
+CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *commands.SEVERITY})
+#: the codes :func:`strip_hidden` repairs (``lint --fix``)
+FIXABLE_CODES: frozenset[str] = frozenset(hidden.SEVERITY)
+
+_MARKDOWN = (".md", ".markdown", ".mdx")
+
+
+def is_markdown(path: str) -> bool:
+    """Whether the skill-relative ``path`` is read as Markdown."""
+    return path.lower().endswith(_MARKDOWN)
+
+
+class Lines:
+    """Offsets of ``text`` to 1-based (line, column), columns in characters."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos >= 0:
+            self._starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+
+    def at(self, offset: int) -> tuple[int, int]:
+        index = bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1
+
+
+def scan_file(path: str, data: bytes) -> list[ScanFinding]:
+    """The findings of the content scan in one file, sorted by (line, column, code).
+
+    ``path`` is the skill-relative POSIX path (``SKILL.md``, ``references/x.md``,
+    ``scripts/run.sh``): it decides which rules apply (Markdown or script). Never raises
+    on any bytes."""
+    text, utf8 = _decode(data)
+    if text is None:
+        return []
+    raw: list[tuple[int, str, str, str]] = []  # (offset, code, severity, message)
+    if utf8 and not text.isascii():
+        for found in hidden.find_hidden(text):
+            raw.append((found.start, found.code, hidden.SEVERITY[found.code], found.message))
+    markdown = is_markdown(path)
+    if markdown:
+        raw.extend(directives.find_directives(text))
+    raw.extend(commands.find_commands(text, markdown))
+    if not raw:
+        return []
+    lines = Lines(text)
+    raw.sort(key=lambda r: (r[0], r[1]))
+    findings = []
+    per_code: dict[str, int] = {}
+    for offset, code, severity, message in raw:
+        count = per_code[code] = per_code.get(code, 0) + 1
+        if count > MAX_PER_CODE:
+            continue
+        line, column = lines.at(offset)
+        if count == MAX_PER_CODE:
+            more = sum(1 for r in raw if r[1] == code) - MAX_PER_CODE + 1
+            if more > 1:
+                message = f"{more} more {code} findings from here on (not listed one by one)"
+        findings.append(ScanFinding(code, severity, message, line, column))
+    findings.sort(key=ScanFinding.sort_key)
+    return findings
+
+
+#: findings listed per code and file; the last one listed counts the rest
+MAX_PER_CODE = 50
+
+
+def _decode(data: bytes) -> tuple[str | None, bool]:
+    """The text of a file and whether it is Unicode (UTF-8, or UTF-16 with its byte
+    order mark); None for a binary file (a NUL byte). Other bytes are read as Latin-1,
+    for the command rules only."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16"), True
+        except UnicodeDecodeError:
+            return None, False
+    if b"\x00" in data:
+        return None, False
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), False
+
+
+def strip_hidden(text: str, codes: Collection[str] | None = None) -> str:
+    """What ``lint --fix`` applies: ``text`` without the invisible characters the
+    hidden-character rules flag (errors and warnings; ``codes``: only those rules'),
+    never visible text; the benign invisible characters (emoji joiners, RTL marks in
+    RTL text, a BOM at the start) are kept."""
+    return hidden.strip_hidden(text, codes)

@@ -1,0 +1,1 @@
+eval(atob('Y29uc29sZS5sb2coImhpIik='));

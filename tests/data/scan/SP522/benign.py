@@ -1,0 +1,2 @@
+import base64
+image = base64.b64decode(data)

@@ -1,0 +1,2 @@
+#!/bin/sh
+nc -z localhost 5432 && echo up

