@@ -90,6 +90,7 @@ PACKAGE_TABLES: tuple[str, ...] = (
     "skillpack.install.errors",
     "skillpack.gitsource.errors",
     "skillpack.plugins.errors",
+    "skillpack.policy.errors",
 )
 
 

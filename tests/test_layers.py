@@ -32,6 +32,7 @@ FLOORS: dict[str, int] = {
     "skillpack.signing": 6,
     "skillpack.registry": 7,
     "skillpack.gitsource": 7,
+    "skillpack.policy": 7,
     "skillpack.install": 8,
     "skillpack.server": 8,
     "skillpack.client": 8,

@@ -21,6 +21,20 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: ``--accept SKILL:CODE`` of install, pull and serve (repeatable)
+ACCEPT_FLAG = "--accept"
+ACCEPT_HELP = (
+    "let in a content-scan finding after review: the rule CODE (SP5xx) for the skill SKILL "
+    "(its name or skill path); repeatable"
+)
+#: ``--policy FILE`` of install, pull and serve
+POLICY_FLAG = "--policy"
+POLICY_HELP = (
+    "the consumer's policy file in place of the user's (SKILLPACK_POLICY, "
+    "~/.config/skillpack/policy.toml); a project's skillpack-policy.toml still applies "
+    "(docs/policy.md)"
+)
+
 
 @dataclass(frozen=True)
 class Option:

@@ -4,6 +4,7 @@ skills into the directories agents read; ``--frozen``, ``--upgrade``, ``--check`
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -11,7 +12,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from skillpack.cli.base import CommandApp
-from skillpack.cli.options import AgentOpt, ConfigOpt, FormatOpt, GlobalOpt
+from skillpack.cli.options import (
+    AcceptOpt,
+    AgentOpt,
+    ConfigOpt,
+    FormatOpt,
+    GlobalOpt,
+    PolicyOpt,
+)
 from skillpack.cli.registry_options import (
     DEFAULT_TIMEOUT,
     InsecureOpt,
@@ -113,6 +121,8 @@ def install_command(
     insecure_registry: InsecureOpt = False,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     offline: OfflineOpt = False,
+    accept: AcceptOpt = None,
+    policy_file: PolicyOpt = None,
     *,
     policy: SignaturePolicy,
 ) -> int:
@@ -138,6 +148,8 @@ def install_command(
             )
         return _check(scope, lock_path, output_format == "json")
     from skillpack.install.installer import Settings, install
+    from skillpack.policy.admission import parse_accepts
+    from skillpack.policy.file import load_policy
 
     registry = functools.cache(
         flags(username, password_stdin, insecure_registry, timeout).client_options
@@ -152,6 +164,9 @@ def install_command(
         offline=offline,
         policy=policy,
         require_signature=require_signature,
+        admission=load_policy(policy_file, scope.project, os.environ).with_accepts(
+            parse_accepts(accept)
+        ),
     )
     if upgrade:
         requests = _declared(cfg)

@@ -25,6 +25,7 @@ from skillpack._internal.words import plural
 from skillpack.errors import SkillpackError, display_path
 
 if TYPE_CHECKING:
+    from skillpack.policy.file import Policy
     from skillpack.registry import FetchResult, PushResult
     from skillpack.registry.options import ClientOptions
     from skillpack.registry.reference import Reference
@@ -111,6 +112,8 @@ class Pulled:
     lock_digest: str
     verified: VerifiedBundle | None  #: the signature check, with signature options
     signature: bytes | None  #: written beside the bundle: the verified one, or the first
+    #: the content scan's warnings and accepted findings (``URI:LINE:COL: CODE ...``)
+    scanned: tuple[str, ...] = ()
 
     @property
     def reference(self) -> str:
@@ -138,10 +141,13 @@ def fetch_verified(
     *,
     offline: bool = False,
     signatures: bool = True,
+    admission: Policy | None = None,
 ) -> Pulled:
     """Fetch ``reference`` into the cache, then verify it: in full, and with signature
     options (``policy.requested``) against its signature referrers. ``signatures``:
     fetch the referrers even without signature options (to write one beside a pull).
+    ``admission`` (the consumer's policy; None: no scan): the content scan over every
+    verified file, while the bundle is open; an error it does not accept is ``ADM001``.
 
     The bundle is opened once, in full mode, and the digest of the bytes it verified
     must be the manifest's (``REG042`` otherwise): so a blob already in the cache is
@@ -167,12 +173,13 @@ def fetch_verified(
 
     fetched = fetch(reference, False)
     try:
-        return _verify_fetched(fetched, policy, check, options, offline)
-    except SkillpackError:
-        if fetched.bundle_checked or check_cached_bundle(fetched):
+        return _verify_fetched(fetched, policy, check, options, offline, admission)
+    except SkillpackError as exc:
+        if exc.code.startswith("ADM") or fetched.bundle_checked or check_cached_bundle(fetched):
             raise  # the bundle itself, not a changed copy in the cache
     # the cached copy had changed since it was written (removed now): fetch it again
-    return _verify_fetched(fetch(fetched.reference, True), policy, check, options, offline)
+    again = fetch(fetched.reference, True)
+    return _verify_fetched(again, policy, check, options, offline, admission)
 
 
 def _verify_fetched(
@@ -181,13 +188,23 @@ def _verify_fetched(
     check: bool,
     options: ClientOptions,
     offline: bool,
+    admission: Policy | None = None,
 ) -> Pulled:
     """Open the fetched bundle once, in full mode: its contents, its signature with
-    ``check``, and its archive digest against the manifest's."""
+    ``check``, its archive digest against the manifest's, and (``admission``) the
+    content scan of its verified files."""
     from skillpack.bundle.reader import open_bundle
 
     with naming_failures(fetched), open_bundle(fetched.bundle_path, mode="full") as bundle:
         manifest = bundle.manifest
+        warnings: tuple[str, ...] = ()
+        if admission is not None:
+            from skillpack.policy.admission import admit
+
+            admitted = admit(manifest, bundle.read_verified, admission.accepts, None,
+                             admission.block)  # fmt: skip
+            admitted.check(str(fetched.reference), "nothing was written")
+            warnings = tuple(f.line() for f in admitted.warnings + admitted.accepted)
         if not check:
             archive_digest = bundle.archive_digest()
             _check_archive(fetched, archive_digest)
@@ -201,6 +218,7 @@ def _verify_fetched(
                 bundle.lock_digest,
                 None,
                 fetched.signature,
+                warnings,
             )
         from skillpack.registry import fetch_bundle
 
@@ -246,6 +264,7 @@ def _verify_fetched(
             statement.lock_digest,
             verified,
             verified.signature.read_bytes(),
+            warnings,
         )
 
 

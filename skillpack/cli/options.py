@@ -2,7 +2,8 @@
 
 * ``--config FILE`` (lint, fmt, lock, build, install, uninstall, plugins);
 * ``--diff`` (fmt, plugins);
-* ``-a/--agent`` and ``-g/--global`` (install, uninstall);
+* ``-a/--agent`` and ``-g/--global`` (install, uninstall); ``--accept`` and ``--policy``
+  (install, pull; serve's parser declares them from the same help);
 * ``-f/--format``: the one machine-output convention (``text`` or ``json``; lint also
   ``sarif`` and ``github``) of lint, rule, inspect, diff, check and verify; the older
   ``--json`` flag of inspect, diff and check still works, hidden from the help;
@@ -20,7 +21,15 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from skillpack._internal.options import Option, positive_seconds, sentence
+from skillpack._internal.options import (
+    ACCEPT_FLAG,
+    ACCEPT_HELP,
+    POLICY_FLAG,
+    POLICY_HELP,
+    Option,
+    positive_seconds,
+    sentence,
+)
 
 
 def typer_option(option: Option, **settings: Any) -> Any:
@@ -80,6 +89,18 @@ GlobalOpt = Annotated[
         help="The user's agent directories (~/.claude/skills, $CODEX_HOME/skills, ...), "
         "pinned in the user's configuration directory.",
     ),
+]
+
+
+AcceptOpt = Annotated[
+    list[str] | None,
+    typer.Option(ACCEPT_FLAG, metavar="SKILL:CODE", help=sentence(ACCEPT_HELP), show_default=False),
+]
+
+
+PolicyOpt = Annotated[
+    Path | None,
+    typer.Option(POLICY_FLAG, metavar="FILE", help=sentence(POLICY_HELP), show_default=False),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -9,6 +10,7 @@ from typing import Annotated
 import typer
 
 from skillpack.cli.base import CommandApp
+from skillpack.cli.options import AcceptOpt, PolicyOpt
 from skillpack.cli.registry_options import (
     DEFAULT_TIMEOUT,
     InsecureOpt,
@@ -53,6 +55,8 @@ def pull(
     insecure_registry: InsecureOpt = False,
     timeout: TimeoutOpt = DEFAULT_TIMEOUT,
     offline: OfflineOpt = False,
+    accept: AcceptOpt = None,
+    policy_file: PolicyOpt = None,
     *,
     policy: SignaturePolicy,
 ) -> None:
@@ -60,25 +64,36 @@ def pull(
 
     The manifest is checked against the digest asked for (and the registry's
     Docker-Content-Digest), the archive against the manifest, then the whole bundle as
-    'skillpack verify' does. With signature options (the same as verify's), its
-    signature referrers are fetched and one must verify: none is SIG001. Then FILE and
-    FILE.sigstore.json (the verified signature; without options, the first one) are
-    written atomically (with -o -, the bundle goes to stdout and no signature is
-    written). Fetched content is kept in the cache (SKILLPACK_CACHE_DIR, else
-    ~/.cache/skillpack/oci): a digest pulled once needs no network again.
+    'skillpack verify' does, and the content scan runs over every file (an error it
+    finds refuses, ADM001, unless --accept SKILL:CODE). With signature options (the
+    same as verify's), its signature referrers are fetched and one must verify: none is
+    SIG001. Then FILE and FILE.sigstore.json (the verified signature; without options,
+    the first one) are written atomically (with -o -, the bundle goes to stdout and no
+    signature is written). Fetched content is kept in the cache (SKILLPACK_CACHE_DIR,
+    else ~/.cache/skillpack/oci): a digest pulled once needs no network again.
     """
     from skillpack._internal.fsutil import Output
     from skillpack.cli.oci import default_output, fetch_verified, write_pulled
     from skillpack.errors import display_path
+    from skillpack.policy.admission import parse_accepts
+    from skillpack.policy.file import load_policy, project_of, signature_policy
+    from skillpack.registry.reference import parse_reference
 
+    admission = load_policy(policy_file, project_of(Path.cwd()), os.environ)
+    admission = admission.with_accepts(parse_accepts(accept))
+    named = str(parse_reference(reference))
+    admission.check_source(named)
+    policy = signature_policy(admission, named, policy) or policy
     if output is not None:
         Output(output, what="the pulled bundle")  # a path that cannot be written: refused now
     options = flags(username, password_stdin, insecure_registry, timeout).client_options()
-    pulled = fetch_verified(reference, policy, options, offline=offline)
+    pulled = fetch_verified(reference, policy, options, offline=offline, admission=admission)
     target = output if output is not None else default_output(pulled)
     written = write_pulled(pulled, target)
     for note in pulled.notes:
         print(f"note: {note}", file=sys.stderr)
+    for line in pulled.scanned:
+        print(f"scan: {line}", file=sys.stderr)
     # with -o -, stdout carries the bundle: what was done goes to stderr
     report = sys.stderr if str(target) == "-" else sys.stdout
     source = "from the cache" if pulled.fetched.from_cache else "from the registry"

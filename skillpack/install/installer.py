@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from skillpack._internal.fstree import NewFile
     from skillpack.changes import ManifestDiff
     from skillpack.manifest import SkillEntry
+    from skillpack.policy.file import Policy
     from skillpack.registry.options import ClientOptions
     from skillpack.signing.policy import SignaturePolicy
 
@@ -96,6 +97,15 @@ class Settings:
     #: the signature policy for sources without one of their own (command line)
     policy: SignaturePolicy | None = None
     require_signature: bool = False
+    #: the consumer's policy (sources, signers, blocked codes, accepted findings) with
+    #: the command line's ``--accept``s
+    admission: Policy = field(default_factory=lambda: _default_policy())
+
+
+def _default_policy() -> Policy:
+    from skillpack.policy.file import Policy
+
+    return Policy.default()
 
 
 @dataclass(frozen=True)
@@ -171,6 +181,25 @@ def _policy_for(request: Request | None, settings: Settings) -> SignaturePolicy 
     return policy if policy is not None and policy.requested else None
 
 
+def _absolute(key: str, project: Path) -> str:
+    """A file source's absolute path (what a policy pattern may name instead)."""
+    return key if is_reference(key) else (project / key).resolve().as_posix()
+
+
+def _signer_policy(
+    key: str, given: SignaturePolicy | None, settings: Settings
+) -> SignaturePolicy | None:
+    """The signature check of ``key``: the command line's or declaration's, else the
+    signer the consumer's policy requires for it (by the lock's name or the absolute
+    path of a file)."""
+    from skillpack.policy.file import signature_policy
+
+    policy = settings.admission
+    name = key if policy.signers(key) else _absolute(key, settings.scope.project)
+    checked: SignaturePolicy | None = signature_policy(policy, name, given)
+    return checked
+
+
 def _open_all(
     requests: Sequence[Request], lock: InstallLock, settings: Settings, log: Log
 ) -> tuple[dict[str, Opened], list[tuple[str, Request]]]:
@@ -233,10 +262,11 @@ def _open_all(
                 or (upgrade is not None and key in upgrade)
                 or pinned is None
             )
+            settings.admission.check_source(key, _absolute(key, scope.project))
             opened[key] = open_source(
                 key,
                 scope.project,
-                policy=_policy_for(asked, settings),
+                policy=_signer_policy(key, _policy_for(asked, settings), settings),
                 pinned=pinned,
                 resolve=resolve,
                 frozen=settings.frozen,
@@ -668,10 +698,12 @@ def _place(
         for path in _copy_paths(p, places)
         if kinds.get(path) == "directory"
     ]
+    right = _already_right(copies)
+    _admit(wants, placements, places, right, settings, report)
     writer = _Writer(
         settings.force,
         managed,
-        _already_right(copies),
+        right,
         {name: s.files for name, s in previous.items()},
         kinds,
     )
@@ -694,6 +726,36 @@ def _place(
 
         report.lock_written = write_if_changed(settings.lock_path, render_install_lock(new_lock))
     return report
+
+
+def _admit(
+    wants: Mapping[str, _Want],
+    placements: Mapping[str, Placement],
+    places: _Where,
+    right: set[str],
+    settings: Settings,
+    report: InstallReport,
+) -> None:
+    """The content scan over every skill that will be written (a directory not already
+    right), its bundle opened in full: an error-level finding not accepted refuses the
+    whole install (``ADM001``) before anything is written; warnings become notes."""
+    from skillpack.policy.admission import Admission, admit
+
+    admission = Admission()
+    for name, want in sorted(wants.items()):
+        if all(path in right for path in _copy_paths(placements[name], places)):
+            continue  # nothing of it is written: its bytes are not read
+        bundle = want.source.bundle
+        entry = bundle.manifest.skill(f"skill://{want.skill_path}/SKILL.md")
+        if entry is None:
+            continue  # reported by new_files (INS011)
+        policy = settings.admission
+        found = admit(bundle.manifest, bundle.read_verified, policy.accepts, [entry],
+                      policy.block)  # fmt: skip
+        admission.flagged += found.flagged
+    report.notes += [f"scan: {f.line()}" for f in admission.warnings + admission.accepted]
+    admission.check(", ".join(sorted({w.source.label for w in wants.values()})),
+                    "nothing was installed")  # fmt: skip
 
 
 def _kept_signer(pin: SourcePin, old: SourcePin | None) -> SourcePin:

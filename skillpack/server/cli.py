@@ -20,6 +20,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from skillpack._internal.cliparse import Parser, show_default
 from skillpack._internal.options import (
+    ACCEPT_FLAG,
+    ACCEPT_HELP,
+    POLICY_FLAG,
+    POLICY_HELP,
     add_option_arguments,
     at_least,
     converter,
@@ -32,7 +36,9 @@ from skillpack.server.transports import http_defaults as defaults
 from skillpack.signing.options import add_require_signature_arguments, required_policy
 
 if TYPE_CHECKING:
+    from skillpack.policy.file import Policy
     from skillpack.registry import FetchResult
+    from skillpack.server.content import VerifiedReader
     from skillpack.server.handlers import ServeOptions
     from skillpack.server.sources import Mount
     from skillpack.signing.policy import SignaturePolicy
@@ -265,6 +271,15 @@ def build_parser() -> argparse.ArgumentParser:
         "the extension)",
     )
     parser.add_argument(
+        ACCEPT_FLAG,
+        dest="accept",
+        action="append",
+        default=[],
+        metavar="SKILL:CODE",
+        help=ACCEPT_HELP,
+    )
+    parser.add_argument(POLICY_FLAG, dest="policy", type=Path, metavar="FILE", help=POLICY_HELP)
+    parser.add_argument(
         "--no-lint",
         dest="lint",
         action="store_false",
@@ -363,7 +378,6 @@ def _main_http(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     from skillpack._internal.words import plural
-    from skillpack.server.content import VerifiedReader
     from skillpack.server.handlers import Methods
     from skillpack.server.index import Index
     from skillpack.server.protocol import Protocol
@@ -381,7 +395,7 @@ def _serve(args: argparse.Namespace, out: BinaryIO) -> int:
     try:
         index = Index(mounts)
         options = _options(args)
-        reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
+        reader = _reader(args, log)
         protocol = Protocol(Methods(index, options, reader), log)
         info(
             f"serving {plural(len(index.skills), 'skill')} ({plural(len(index.files), 'file')}) "
@@ -402,6 +416,38 @@ def _options(args: argparse.Namespace) -> ServeOptions:
     )
 
 
+def _admission(args: argparse.Namespace) -> Policy | None:
+    """The consumer's policy (``--policy``, the user's, the project's) with ``--accept``;
+    None when there is neither a policy file nor an ``--accept`` (nothing is imported)."""
+    from skillpack.policy.file import ENV, PROJECT_FILE
+
+    project = Path.cwd()
+    user = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    if not (
+        args.accept
+        or args.policy
+        or os.environ.get(ENV)
+        or (user / "skillpack" / "policy.toml").is_file()
+        or any((d / PROJECT_FILE).is_file() for d in (project, *project.parents))
+    ):
+        return None
+    from skillpack.policy.admission import parse_accepts
+    from skillpack.policy.file import load_policy, project_of
+
+    policy = load_policy(args.policy, project_of(project), os.environ)
+    return policy.with_accepts(parse_accepts(args.accept))
+
+
+def _reader(args: argparse.Namespace, log: Callable[[str], None]) -> VerifiedReader:
+    """The verified reader, judging each file's first read under the policy."""
+    from skillpack.server.content import VerifiedReader
+
+    admission: Policy | None = args.admission
+    if admission is None:
+        return VerifiedReader(log, args.cache_mb * 1024 * 1024)
+    return VerifiedReader(log, args.cache_mb * 1024 * 1024, admission.accepts, admission.block)
+
+
 def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount]:
     """The sources, resolved (``oci://`` ones fetched), signature-checked when asked, and
     mounted at their prefixes: what either transport serves."""
@@ -409,6 +455,16 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
 
     prefixes = _prefixes(args.prefix, len(args.sources))
     policy = required_policy(args)
+    args.admission = admission = _admission(args)
+    if admission is not None:
+        names = [_policy_name(text) for text in args.sources]
+        for name in names:
+            admission.check_source(name)  # before anything is fetched
+        from skillpack.policy.file import signature_policy
+
+        checks = [signature_policy(admission, name, policy) for name in names]
+        if any(check is not None for check in checks) and policy is None:
+            policy = next(check for check in checks if check is not None)
 
     def load(sources: list[_Source]) -> list[Mount]:
         sources = _check_signatures(sources, policy, args, info)
@@ -441,6 +497,16 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
         # by digest: the same bundle, even when the source named a tag
         sources[i] = _resolve(sources[i].origin, args, policy is not None, info, check_blob=True)
     return load(sources)
+
+
+def _policy_name(text: str) -> str:
+    """How a policy's patterns see a source: an ``oci://`` reference normalized, a path
+    absolute."""
+    if text.startswith(OCI_SCHEME):
+        from skillpack.registry.reference import parse_reference
+
+        return str(parse_reference(text))
+    return Path(text).resolve().as_posix()
 
 
 def _is_loopback(host: str) -> bool:
@@ -514,7 +580,6 @@ def _serve_http(args: argparse.Namespace) -> int:
             hint=HTTP_EXTRA_HINT,
         ) from None
     from skillpack._internal.words import plural
-    from skillpack.server.content import VerifiedReader
     from skillpack.server.handlers import Methods
     from skillpack.server.index import Index
     from skillpack.server.protocol import Protocol
@@ -532,7 +597,7 @@ def _serve_http(args: argparse.Namespace) -> int:
     try:
         index = Index(mounts)
         options = _options(args)
-        reader = VerifiedReader(log, cache_bytes=args.cache_mb * 1024 * 1024)
+        reader = _reader(args, log)
         methods = Methods(index, options, reader)
         sock = http_serve.bind(host, port)
         try:

@@ -2,8 +2,11 @@
 
 Every ``resources/read`` goes through :meth:`VerifiedReader.contents`. Bytes are
 checked with :func:`skillpack.content.read_verified` (the one check every reader
-applies); only then are they encoded as a ``TextResourceContents`` (valid UTF-8) or
-``BlobResourceContents`` (anything else). The encoded form of verified small files is
+applies), then judged by the content scan on a file's first read (admission: an
+error-level finding not accepted with ``--accept`` keeps the file from ever being
+sent, whoever built the bundle); only then are they encoded as a
+``TextResourceContents`` (valid UTF-8) or ``BlobResourceContents`` (anything else). The
+encoded form of verified small files is
 kept in a bounded LRU cache; large files are streamed out in chunks, so a big file
 costs about its own size in memory, once.
 """
@@ -14,11 +17,15 @@ import base64
 import codecs
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from skillpack.content import IntegrityError, read_verified
 from skillpack.manifest import EXECUTABLE_META
 from skillpack.server.index import ServedFile
 from skillpack.server.jsonrpc import encode_json, encode_string
+
+if TYPE_CHECKING:
+    from skillpack.policy.admission import Accept
 
 #: Files above this size are streamed out in chunks (and not cached) instead of being
 #: encoded in one piece.
@@ -100,11 +107,21 @@ def stream_contents(
 class VerifiedReader:
     """Reads, verifies and encodes files; caches encoded verified bytes within a budget."""
 
-    def __init__(self, log: Callable[[str], None], cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+    def __init__(
+        self,
+        log: Callable[[str], None],
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        accepts: Sequence[Accept] = (),
+        block: frozenset[str] = frozenset(),
+    ) -> None:
         self._log = log
         self._budget = cache_bytes
         self._used = 0
         self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._accepts = tuple(accepts)
+        self._block = block
+        #: the content scan's verdict on each file read: why it is refused ("" if not)
+        self._verdicts: dict[str, str] = {}
 
     def contents(self, file: ServedFile) -> Encoded:
         """The encoded ``contents`` item of ``file``; ReadFailure if it cannot be vouched for."""
@@ -124,7 +141,7 @@ class VerifiedReader:
         """The bytes of ``file``, read and checked against its size and digest now (not
         cached); ReadFailure, logged, when they cannot be vouched for."""
         try:
-            return read_verified(file.source, file.entry)
+            data = read_verified(file.source, file.entry)
         except IntegrityError as exc:
             detail = exc.message.removeprefix(f"{exc.uri}: ")
             self._log(f"INT001 {file.uri}: {detail}; not sent")
@@ -134,6 +151,30 @@ class VerifiedReader:
         except Exception as exc:  # a source that cannot be read: name the URI, keep serving
             self._log(f"cannot read {file.uri}: {type(exc).__name__}: {exc}")
             raise ReadFailure(file.uri, f"{file.uri} cannot be read") from None
+        verdict = self._verdicts.get(file.uri)
+        if verdict is None:
+            verdict = self._verdicts[file.uri] = self._judge(file, data)
+        if verdict:
+            raise ReadFailure(file.uri, verdict)
+        return data
+
+    def _judge(self, file: ServedFile, data: bytes) -> str:
+        """The content scan of a file on its first read: "" to serve it, else why not
+        (each finding logged, ``ADM001`` for one that blocks)."""
+        from skillpack.policy.admission import judge_file
+
+        flagged = judge_file(file.skill, file.entry, data, self._accepts, self._block)
+        for found in flagged:
+            code = "ADM001 " if found.blocks else ""
+            self._log(f"{code}{found.line()}{'; not sent' if found.blocks else ''}")
+        refused = sorted({f.finding.code for f in flagged if f.blocks})
+        if not refused:
+            return ""
+        name = file.skill.name
+        return (
+            f"{file.uri} is refused by the content scan ({', '.join(refused)}); not sent "
+            f"(after review: serve --accept {name}:{refused[0]})"
+        )
 
     def _remember(self, uri: str, encoded: bytes) -> None:
         self._cache[uri] = encoded

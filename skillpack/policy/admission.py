@@ -1,0 +1,176 @@
+"""Admission: the content scan over a verified bundle's files, on the consumer side.
+
+``install``, ``pull`` and ``serve`` call :func:`admit` (or, for a served file on its
+first read, :func:`judge_file`) on content whose digests are already verified and before
+any of it is written or sent. The consumer's skillpack judges the bytes it received:
+a bundle built without the scan, or by hand, gets no pass. An error-level finding
+refuses unless the user accepted that rule for that skill (``--accept SKILL:CODE``);
+warnings are reported and let in.
+
+This module imports only the standard library and :mod:`skillpack.scan`: the stdio
+server imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
+from skillpack.manifest import FileEntry, Manifest, SkillEntry
+from skillpack.policy import errors as _errors  # noqa: F401  (registers the ADM codes)
+from skillpack.scan import ERROR, ScanFinding, scan_file
+
+#: findings listed in a refusal's details before the rest are counted
+SHOWN = 30
+
+
+@dataclass(frozen=True)
+class Accept:
+    """A rule accepted for a skill: ``--accept SKILL:CODE`` (SKILL: a name or a skill
+    path), or a policy's ``[[accept]]``, which may name one ``file`` bound to its
+    ``digest`` (a changed file re-opens the question)."""
+
+    skill: str
+    code: str
+    file: str | None = None
+    digest: str | None = None
+    origin: str = "--accept"  #: the policy file it comes from, or the option
+
+    @classmethod
+    def parse(cls, text: str, option: str = "--accept") -> Accept:
+        skill, sep, code = text.rpartition(":")
+        code = code.strip().upper()
+        if not sep or not skill.strip() or not (code.startswith("SP5") and len(code) == 5):
+            raise UsageError(
+                "ADM002",
+                f"{option} {text!r}: expected SKILL:CODE with a content-scan rule code",
+                hint=f"{option} pdf-tools:SP511 (the skill's name or path, then the rule)",
+                exit_code=EXIT_USAGE,
+            )
+        return cls(skill.strip().strip("/"), code)
+
+    def covers(self, skill: SkillEntry, file: FileEntry, code: str) -> bool:
+        if code != self.code or self.skill not in (skill.name, skill.skill_path):
+            return False
+        return self.file is None or (self.file == file.path and self.digest == file.digest)
+
+
+def parse_accepts(values: Iterable[str] | None) -> tuple[Accept, ...]:
+    """The ``--accept`` values, parsed (``ADM002`` for a bad one)."""
+    return tuple(Accept.parse(value) for value in values or ())
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """A finding of the scan in one file of one skill."""
+
+    skill: SkillEntry
+    file: FileEntry
+    finding: ScanFinding
+    accepted: bool = False
+
+    @property
+    def blocks(self) -> bool:
+        return self.finding.severity == ERROR and not self.accepted
+
+    def line(self) -> str:
+        """``URI:LINE:COL: CODE message`` (and ``(accepted)``)."""
+        where = self.file.uri
+        if self.finding.line:
+            where += f":{self.finding.line}:{self.finding.column}"
+        tail = " (accepted)" if self.accepted else ""
+        level = "" if self.finding.severity == ERROR else f"{self.finding.severity}: "
+        return f"{where}: {level}{self.finding.code} {self.finding.message}{tail}"
+
+
+@dataclass
+class Admission:
+    """What the scan found in the files admitted or refused."""
+
+    flagged: list[Flagged] = field(default_factory=list)
+
+    @property
+    def refused(self) -> list[Flagged]:
+        return [f for f in self.flagged if f.blocks]
+
+    @property
+    def warnings(self) -> list[Flagged]:
+        return [f for f in self.flagged if f.finding.severity != ERROR]
+
+    @property
+    def accepted(self) -> list[Flagged]:
+        return [f for f in self.flagged if f.accepted]
+
+    def check(self, source: str, what: str) -> None:
+        """Raise ``ADM001`` (naming ``source``; ``what`` is what does not happen) when
+        a finding blocks."""
+        refused = self.refused
+        if not refused:
+            return
+        skills = sorted({f.skill.skill_path for f in refused})
+        codes = sorted({f.finding.code for f in refused})
+        details = [f.line() for f in refused[:SHOWN]]
+        if len(refused) > SHOWN:
+            details.append(f"... and {len(refused) - SHOWN} more")
+        example = f"{refused[0].skill.name}:{refused[0].finding.code}"
+        raise SkillpackError(
+            "ADM001",
+            f"the content scan refused {len(refused)} finding"
+            f"{'' if len(refused) == 1 else 's'} ({', '.join(codes)}) in "
+            f"{', '.join(skills)}; {what}",
+            Location(source),
+            hint=f"read each with 'skillpack rule CODE'; after review, let one in with "
+            f"--accept {example}",
+            details=details,
+        )
+
+
+def judge_file(
+    skill: SkillEntry,
+    file: FileEntry,
+    data: bytes,
+    accepts: Sequence[Accept] = (),
+    block: frozenset[str] = frozenset(),
+) -> list[Flagged]:
+    """The scan's findings in one verified file of ``skill``; a warning whose code is in
+    ``block`` (a policy's ``[scan] block``) refuses as an error does."""
+    flagged = []
+    for found in scan_file(file.path, data):
+        if found.code in block and found.severity != ERROR:
+            found = replace(found, severity=ERROR)
+        flagged.append(Flagged(skill, file, found, any(a.covers(skill, file, found.code)
+                                                       for a in accepts)))  # fmt: skip
+    return flagged
+
+
+def admit(
+    manifest: Manifest,
+    read: Callable[[FileEntry], bytes],
+    accepts: Sequence[Accept] = (),
+    skills: Iterable[SkillEntry] | None = None,
+    block: frozenset[str] = frozenset(),
+) -> Admission:
+    """Scan every file of ``skills`` (default: all of ``manifest``'s), read verified by
+    ``read``; each file once, judged as a file of the innermost skill holding it."""
+    chosen = list(manifest.skills if skills is None else skills)
+    owner: dict[str, SkillEntry] = {}
+    for skill in sorted(chosen, key=lambda s: s.skill_path.count("/")):
+        for entry in skill.files:
+            owner[entry.uri] = skill  # a deeper skill comes later and wins
+    admission = Admission()
+    done: set[str] = set()
+    for skill in chosen:
+        for entry in skill.files:
+            if entry.uri in done:
+                continue
+            done.add(entry.uri)
+            admission.flagged += judge_file(owner[entry.uri], entry, read(entry), accepts, block)
+    return admission
+
+
+def unused_accepts(accepts: Sequence[Accept], admission: Admission) -> list[Accept]:
+    """The accepts that covered nothing (a typo, or a finding that is gone)."""
+    used = {(f.skill.name, f.finding.code) for f in admission.accepted}
+    used |= {(f.skill.skill_path, f.finding.code) for f in admission.accepted}
+    return [a for a in accepts if (a.skill, a.code) not in used]
