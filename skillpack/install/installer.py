@@ -742,15 +742,18 @@ def _admit(
     from skillpack.policy.admission import Admission, admit
 
     admission = Admission()
+    by_source: dict[str, list[SkillEntry]] = {}
     for name, want in sorted(wants.items()):
         if all(path in right for path in _copy_paths(placements[name], places)):
             continue  # nothing of it is written: its bytes are not read
-        bundle = want.source.bundle
-        entry = bundle.manifest.skill(f"skill://{want.skill_path}/SKILL.md")
-        if entry is None:
-            continue  # reported by new_files (INS011)
-        policy = settings.admission
-        found = admit(bundle.manifest, bundle.read_verified, policy.accepts, [entry],
+        entry = want.source.bundle.manifest.skill(f"skill://{want.skill_path}/SKILL.md")
+        if entry is not None:  # None: reported by new_files (INS011)
+            by_source.setdefault(want.source.source, []).append(entry)
+    policy = settings.admission
+    sources = {w.source.source: w.source for w in wants.values()}
+    for key, entries in sorted(by_source.items()):
+        bundle = sources[key].bundle
+        found = admit(bundle.manifest, bundle.read_verified, policy.accepts, entries,
                       policy.block)  # fmt: skip
         admission.flagged += found.flagged
     report.notes += [f"scan: {f.line()}" for f in admission.warnings + admission.accepted]

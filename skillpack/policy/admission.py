@@ -152,20 +152,37 @@ def admit(
     block: frozenset[str] = frozenset(),
 ) -> Admission:
     """Scan every file of ``skills`` (default: all of ``manifest``'s), read verified by
-    ``read``; each file once, judged as a file of the innermost skill holding it."""
+    ``read``; each file once, judged as a file of the innermost skill holding it. The
+    bytes are read here; a large run is scanned in forked workers (the scan holds the
+    GIL), which inherit them."""
     chosen = list(manifest.skills if skills is None else skills)
     owner: dict[str, SkillEntry] = {}
     for skill in sorted(chosen, key=lambda s: s.skill_path.count("/")):
         for entry in skill.files:
             owner[entry.uri] = skill  # a deeper skill comes later and wins
-    admission = Admission()
+    files: list[FileEntry] = []
     done: set[str] = set()
     for skill in chosen:
         for entry in skill.files:
-            if entry.uri in done:
-                continue
-            done.add(entry.uri)
-            admission.flagged += judge_file(owner[entry.uri], entry, read(entry), accepts, block)
+            if entry.uri not in done:
+                done.add(entry.uri)
+                files.append(entry)
+    datas = [read(entry) for entry in files]
+
+    def work(start: int, stop: int) -> list[list[ScanFinding]]:
+        return [scan_file(files[i].path, datas[i]) for i in range(start, stop)]
+
+    from skillpack._internal.parallel import default_jobs, map_ranges
+
+    found = map_ranges(work, len(files), default_jobs(len(chosen))) if files else []
+    admission = Admission()
+    for entry, findings in zip(files, (f for part in found for f in part), strict=True):
+        skill = owner[entry.uri]
+        for finding in findings:
+            if finding.code in block and finding.severity != ERROR:
+                finding = replace(finding, severity=ERROR)
+            accepted = any(a.covers(skill, entry, finding.code) for a in accepts)
+            admission.flagged.append(Flagged(skill, entry, finding, accepted))
     return admission
 
 
