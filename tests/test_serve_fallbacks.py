@@ -110,7 +110,9 @@ def test_a_hostile_description_stays_quoted_data(tmp_path: Path) -> None:
     quoted line of visible characters, in the instructions and in the tool's description;
     decoded, it is the description itself."""
     tree, description = _hostile_tree(tmp_path / "skills")
-    with Server(tree, "--no-lint") as server:
+    # admission refuses to list it (tests/policy); accepted, the quoting still holds
+    accepted = ("--accept", "dates:SP501", "--accept", "dates:SP502")
+    with Server(tree, "--no-lint", *accepted) as server:
         instructions = server.modern("server/discover")["instructions"]
         tool = server.modern("tools/list")["tools"][0]["description"]
         for text in (instructions, tool):

@@ -186,6 +186,36 @@ def admit(
     return admission
 
 
+def judge_frontmatter(
+    skill: SkillEntry, accepts: Sequence[Accept] = (), block: frozenset[str] = frozenset()
+) -> list[Flagged]:
+    """The scan's findings in the frontmatter values a listing sends (``skills/list``
+    carries the description to every host before any file is read): each string that
+    is not ASCII (hidden characters need a code point beyond it), judged as text of the
+    skill's ``SKILL.md``."""
+    skill_md = skill.files[0]
+    texts = [t for t in _strings(skill.frontmatter) if not t.isascii()]
+    flagged: list[Flagged] = []
+    for text in texts:
+        for found in scan_file(skill_md.path, text.encode("utf-8", "surrogatepass")):
+            if found.code in block and found.severity != ERROR:
+                found = replace(found, severity=ERROR)
+            accepted = any(a.covers(skill, skill_md, found.code) for a in accepts)
+            where = replace(found, line=0, column=0, message=f"frontmatter: {found.message}")
+            flagged.append(Flagged(skill, skill_md, where, accepted))
+    return flagged
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (*_strings(k), *_strings(v))]
+    if isinstance(value, list):
+        return [t for item in value for t in _strings(item)]
+    return []
+
+
 def unused_accepts(accepts: Sequence[Accept], admission: Admission) -> list[Accept]:
     """The accepts that covered nothing (a typo, or a finding that is gone)."""
     used = {(f.skill.name, f.finding.code) for f in admission.accepted}

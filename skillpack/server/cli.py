@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -478,7 +478,7 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
 
     sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
     try:
-        return load(sources)
+        mounts = load(sources)
     except SkillpackError:
         # a bundle blob taken from the cache at its size (the reader checks the lock,
         # the index and every file against their digests): hash it now, and fetch again
@@ -492,11 +492,57 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
         ]
         if not stale:
             raise
+    else:
+        return _judged(mounts, args)
     for i in stale:
         info(f"{sources[i].origin}: the cached copy had changed since it was fetched")
         # by digest: the same bundle, even when the source named a tag
         sources[i] = _resolve(sources[i].origin, args, policy is not None, info, check_blob=True)
-    return load(sources)
+    return _judged(load(sources), args)
+
+
+def _judged(mounts: list[Mount], args: argparse.Namespace) -> list[Mount]:
+    """``mounts``, once their listings pass admission (closed when they do not)."""
+    try:
+        _judge_listings(mounts, args)
+    except BaseException:
+        for mount in mounts:
+            mount.source.close()
+        raise
+    return mounts
+
+
+def _judge_listings(mounts: list[Mount], args: argparse.Namespace) -> None:
+    """Refuse to start (``ADM001``) when a listed skill's frontmatter (sent to every
+    host by skills/list) carries what the content scan refuses. Only values that are
+    not ASCII are judged (hidden characters need them), so a plain tree costs one pass
+    over its strings and no import of the scan."""
+    suspects = [
+        skill
+        for mount in mounts
+        for skill in mount.source.manifest.skills
+        if not all(text.isascii() for text in _texts(skill.frontmatter))
+    ]
+    if not suspects:
+        return
+    from skillpack.policy.admission import Admission, judge_frontmatter
+
+    admission: Policy | None = args.admission
+    accepts, block = (admission.accepts, admission.block) if admission else ((), frozenset())
+    found = Admission([f for skill in suspects for f in judge_frontmatter(skill, accepts, block)])
+    found.check(", ".join(m.origin for m in mounts), "not serving")
+
+
+def _texts(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
 
 
 def _policy_name(text: str) -> str:

@@ -161,3 +161,29 @@ def test_pull_and_serve_oci_refuse_an_attack_bundle(
     assert accepted.returncode == 0, accepted.stderr
     assert out.read_bytes() == attack.read_bytes()
     assert "scan: skill://clean/references/install.md:4:1: warning: SP511" in accepted.stderr
+
+
+def test_serve_refuses_to_list_a_hidden_description(tmp_path: Path) -> None:
+    """skills/list sends the frontmatter to every host before any file is read: a
+    description carrying hidden tags stops the server at start (nothing listed)."""
+    skills = tmp_path / "skills"
+    write_skill(skills, "tagged", description=f"Formats invoices.{HIDDEN}")
+    bundle = tmp_path / "tagged.skp"
+    assert run_cli("build", skills, "-o", bundle, "--no-lint").returncode == 0
+    proc = subprocess.run([sys.executable, "-m", "skillpack", "serve", str(bundle)],
+                          input=request_line(1, "skills/list"), capture_output=True,
+                          env=cli_env(), timeout=HANG_GUARD_S)  # fmt: skip
+    assert proc.returncode == 1 and proc.stdout == b""
+    err = proc.stderr.decode()
+    assert "ADM001" in err and "frontmatter:" in err and "SP501" in err and "not serving" in err
+    accepted = _serve_list(bundle, "--accept", "tagged:SP501")
+    assert [s["frontmatter"]["name"] for s in accepted["result"]["skills"]] == ["tagged"]
+
+
+def _serve_list(bundle: Path, *args: str) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-m", "skillpack", "serve", str(bundle), *args],
+                          input=request_line(1, "skills/list"), capture_output=True,
+                          env=cli_env(), timeout=HANG_GUARD_S)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    answer: dict[str, Any] = json.loads(proc.stdout.splitlines()[0])
+    return answer
