@@ -46,7 +46,7 @@ def _policy(tmp_path: Path, text: str, name: str = "policy.toml") -> dict[str, s
 def _accepts(setup: str = SETUP_SH) -> str:
     return (
         '[[accept]]\nskill = "invoice-helper"\ncode = "SP501"\nreason = "reviewed"\n'
-        '[[accept]]\nskill = "invoice-helper"\ncode = "SP511"\nfile = "scripts/setup.sh"\n'
+        '[[accept]]\nskill = "invoice-helper"\ncode = "SP520"\nfile = "scripts/setup.sh"\n'
         f'digest = "{_digest(setup)}"\n'
     )
 
@@ -56,12 +56,12 @@ def test_an_accept_is_bound_to_the_file_it_was_made_for(tmp_path: Path, project:
     env = _policy(tmp_path, _accepts())
     proc = run_cli("install", bundle, "-a", "claude-code", cwd=project, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "SP511" in proc.stdout and "(accepted)" in proc.stdout
+    assert "SP520" in proc.stdout and "(accepted)" in proc.stdout
     # the script changed: its digest is not the one accepted, the question is open again
     changed = _bundle(tmp_path / "v2", SETUP_SH + "echo more\n")
     again = run_cli("install", changed, "-a", "claude-code", "--force", cwd=project, env=env)
     assert again.returncode == 1
-    assert "ADM001 the content scan refused 1 finding (SP511)" in again.stderr
+    assert "ADM001 the content scan refused 1 finding (SP520)" in again.stderr
     assert (project / ".claude/skills/invoice-helper/scripts/setup.sh").read_text() == SETUP_SH
 
 
@@ -75,9 +75,9 @@ def test_the_policy_can_block_a_warning_code(tmp_path: Path, project: Path) -> N
                    env=_policy(tmp_path, "")).returncode == 0  # fmt: skip
     shutil.rmtree(project / ".claude" / "skills")
     (project / "skillpack-install.lock").unlink()
-    strict = _policy(tmp_path, '[scan]\nblock = ["SP511"]\n')
+    strict = _policy(tmp_path, '[scan]\nblock = ["SP521"]\n')
     proc = run_cli("install", bundle, "-a", "claude-code", cwd=project, env=strict)
-    assert proc.returncode == 1 and "refused 1 finding (SP511)" in proc.stderr
+    assert proc.returncode == 1 and "refused 1 finding (SP521)" in proc.stderr
     assert not (project / ".claude" / "skills").exists()
 
 
@@ -130,8 +130,8 @@ def test_a_project_policy_only_tightens(tmp_path: Path, project: Path) -> None:
         ("[scan]\nblok = []\n", "scan.blok: unknown key"),
         ('verison = 1\n', "verison: unknown key"),
         ('[scan]\nblock = ["SP305"]\n', "scan.block: must be a list of content-scan codes"),
-        ('[[accept]]\nskill = "x"\ncode = "SP511"\nfile = "a.sh"\n', "file and digest go together"),
-        ('[[accept]]\nskill = "x"\ncode = "SP511"\nfile = "a.sh"\ndigest = "md5:1"\n',
+        ('[[accept]]\nskill = "x"\ncode = "SP520"\nfile = "a.sh"\n', "file and digest go together"),
+        ('[[accept]]\nskill = "x"\ncode = "SP520"\nfile = "a.sh"\ndigest = "md5:1"\n',
          "accept[1].digest: must be sha256:"),
         ('[[source]]\nmatch = 3\n', "source[1].match: must be a non-empty glob"),
         ("[scan\n", "not valid TOML"),
