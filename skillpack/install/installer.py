@@ -239,13 +239,17 @@ def _open_all(
     if upgrade is not None:
         for key in upgrade:
             wanted.setdefault(key, None)
-    # the environment's registry credentials go to the one registry of this run, or, when
-    # its sources are on several, to none unless SKILLPACK_REGISTRY names one
+    # the environment's registry credentials (SKILLPACK_REGISTRY_USERNAME/PASSWORD) go to
+    # the registry of a SOURCE typed on the command line when it is this run's only one;
+    # a source named by repository content (an [[install]] table, the install lock) gets
+    # them only when SKILLPACK_REGISTRY names its host: a pull request never chooses where
+    # CI's credentials go
     hosts = {key.removeprefix("oci://").partition("/")[0] for key in wanted if is_reference(key)}
 
-    def registry() -> ClientOptions | None:
+    def registry(asked: Request | None) -> ClientOptions | None:
         options = settings.registry()
-        if options is not None and len(hosts) > 1:
+        from_repository = asked is None or asked.declared
+        if options is not None and (len(hosts) > 1 or from_repository):
             from dataclasses import replace
 
             from skillpack.registry.options import NO_REGISTRY
@@ -270,7 +274,7 @@ def _open_all(
                 pinned=pinned,
                 resolve=resolve,
                 frozen=settings.frozen,
-                options=registry() if is_reference(key) else None,
+                options=registry(asked) if is_reference(key) else None,
                 offline=settings.offline,
             )
     except BaseException:

@@ -63,6 +63,26 @@ __all__ = [
 
 #: signature files larger than this are refused on fetch (Sigstore bundles are a few KiB)
 MAX_SIGNATURE_SIZE = 4 * 1024 * 1024
+#: the largest bundle blob fetched: what a format-1 bundle can be (ZIP offsets, 4 GiB)
+MAX_BUNDLE_BYTES = 0xFFFFFFFF
+#: a lower limit for the bundle blobs a fetch accepts (bytes)
+MAX_BYTES_ENV = "SKILLPACK_REGISTRY_MAX_BYTES"
+
+
+def max_bundle_bytes(environ: Mapping[str, str]) -> int:
+    """The largest bundle blob accepted: ``SKILLPACK_REGISTRY_MAX_BYTES`` when set (a
+    whole number, at most :data:`MAX_BUNDLE_BYTES`), else that maximum."""
+    from skillpack.errors import EXIT_USAGE, UsageError
+
+    value = environ.get(MAX_BYTES_ENV, "").strip()
+    if not value:
+        return MAX_BUNDLE_BYTES
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        raise UsageError(
+            "USE000", f"{MAX_BYTES_ENV}={value!r} is not a number of bytes",
+            hint="set it to a whole number of bytes, or unset it", exit_code=EXIT_USAGE,
+        )  # fmt: skip
+    return min(int(value), MAX_BUNDLE_BYTES)
 
 
 def __getattr__(name: str) -> Any:
@@ -433,11 +453,20 @@ def _fetch_online(
             )
         manifest = parse_image_manifest(fetched.data)
         layer = bundle_layer(manifest)
+        limit = max_bundle_bytes(options.environ if options.environ is not None else os.environ)
+        if layer.size > limit:  # refused at the manifest: not a byte of it is downloaded
+            raise registry_error(
+                "REG044",
+                f"{reference}: the manifest declares a bundle of {layer.size} bytes, more "
+                f"than the {limit} allowed",
+                hint=f"a format-1 bundle is at most {MAX_BUNDLE_BYTES} bytes; "
+                f"{MAX_BYTES_ENV} sets a lower limit",
+            )
         cached = cache.has_blob(layer.digest, layer.size, check_digest=check_cached_blob)
         staging = contextlib.nullcontext(None) if cached else cache.stage(layer.digest)
         with staging as staged:
             if staged is not None:
-                client.get_blob(layer.digest, staged.file, size=layer.size)
+                client.get_blob(layer.digest, staged.file, size=layer.size, max_size=limit)
             small: dict[str, bytes] = {fetched.digest: fetched.data}
             signatures = _Signatures()
             if want_signatures:

@@ -495,6 +495,21 @@ class RegistryClient:
             )
             if response.status_code not in (401, 403):
                 return response
+            answered = urlsplit(response.url or url).netloc
+            if answered and answered != urlsplit(self.base).netloc:
+                # a host the registry redirected to (blob storage) asks for credentials:
+                # they are the registry's, never sent elsewhere, and its challenge (a
+                # token realm of its own choosing) is not answered
+                response.close()
+                raise self.transport.error(
+                    "REG026",
+                    f"{what}: {answered}, where {urlsplit(self.base).netloc} redirected the "
+                    f"request, answered HTTP {response.status_code} (skillpack sends the "
+                    "registry's credentials to the registry only)",
+                    hint=f"the storage behind {urlsplit(self.base).netloc} should accept the "
+                    "redirect as it is (a signed URL); report it to the registry's operators",
+                    status=response.status_code,
+                )
             if (
                 response.status_code == 401
                 and attempt == 0
@@ -519,14 +534,20 @@ class RegistryClient:
     def _fail(self, response: requests.Response, what: str) -> RegistryError:
         codes, details = error_parts(response)
         status = response.status_code
+        hint = None
         if status == 404:
             code, message = "REG030", f"{what}: not found"
+            hint = (
+                "check the repository, tag or digest (skillpack push prints what it pushed), "
+                "and that the credentials can see the repository (some registries answer 404 "
+                "for a private one)"
+            )
         elif status == 413:
             code, message = "REG044", f"{what}: the registry says it is too large"
         else:
             code, message = "REG031", f"{what}: the registry answered HTTP {status}"
         return self.transport.error(
-            code, message, details=details, status=status, registry_codes=codes
+            code, message, hint=hint, details=details, status=status, registry_codes=codes
         )
 
 

@@ -39,6 +39,7 @@ CODES: dict[str, str] = {
     "REG023": "the token server failed or answered something unusable",
     "REG024": "a docker credential helper failed",
     "REG025": "the credentials configuration cannot be used",
+    "REG026": "a host the registry redirected to asked for credentials",
     # registry answers
     "REG030": "not found in the registry",
     "REG031": "the registry refused the request",
@@ -142,6 +143,12 @@ DOCS: dict[str, str] = {
         "`SKILLPACK_REGISTRY_PASSWORD` is set, `SKILLPACK_REGISTRY` is not a registry's "
         "`host[:port]`, or `--username` and `--password-stdin` are not given together (or "
         "give an empty name or password). The message says which."
+    ),
+    "REG026": (
+        "The registry redirected a request (a blob, to its storage) to another host, which "
+        "answered 401 or 403. The registry's credentials go to the registry only: never to "
+        "a redirect target, nor to a token realm such a host names. The message names the "
+        "host that answered; the storage should accept the redirect (a signed URL) as it is."
     ),
     "REG030": (
         "The registry answered 404: no such repository, tag or digest there. Check the "

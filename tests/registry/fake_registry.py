@@ -29,7 +29,8 @@ class FakeRegistry:
     ``digest_header`` (reference -> Docker-Content-Digest sent for it), ``fail_next``
     (a list of (status, headers) answered before anything else, one per request),
     ``challenge`` (a WWW-Authenticate sent with a 401 to every request without an
-    Authorization header), ``page_size`` (referrers per page, with Link headers)."""
+    Authorization header), ``page_size`` (referrers per page, with Link headers),
+    ``redirect_blobs`` (blob GETs sent to another server, as registries do to storage)."""
 
     referrers_api: bool = True
     page_size: int = 0
@@ -43,6 +44,8 @@ class FakeRegistry:
     log: list[tuple[str, str]] = field(default_factory=list)
     authorizations: list[str] = field(default_factory=list)  #: every Authorization received
     on_request: Callable[[str, str], None] | None = None
+    #: blob GETs answered with a 307 to this base URL (``http://host:port``) instead
+    redirect_blobs: str | None = None
 
     @property
     def host(self) -> str:
@@ -141,6 +144,10 @@ class FakeRegistry:
                 self._send(201, b"", {"Docker-Content-Digest": digest})
 
             def _blobs(self, name: str, digest: str, body: bytes, query: Any) -> None:
+                if registry.redirect_blobs and self.command == "GET":
+                    target = f"{registry.redirect_blobs}/v2/{name}/blobs/{digest}"
+                    self._send(307, b"", {"Location": target})
+                    return
                 data = registry.blobs.get(digest)
                 if data is None:
                     self._error(404, "BLOB_UNKNOWN", "blob unknown to registry")
