@@ -11,6 +11,7 @@ blocks; every other text file is a script or data file for the command rules.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Collection
 
@@ -59,6 +60,8 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     if utf8 and not text.isascii():
         for found in hidden.find_hidden(text):
             raw.append((found.start, found.code, hidden.SEVERITY[found.code], found.message))
+    if path.rsplit("/", 1)[-1] == "SKILL.md" and "\\" in text:
+        raw.extend(_escaped(text))
     markdown = is_markdown(path)
     if markdown:
         raw.extend(directives.find_directives(text))
@@ -85,6 +88,43 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
 
 #: findings listed per code and file; the last one listed counts the rest
 MAX_PER_CODE = 50
+
+
+#: a Unicode escape in YAML's double-quoted scalars (\\uXXXX, \\UXXXXXXXX, \\xXX)
+_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|x([0-9A-Fa-f]{2}))")
+
+
+def _escaped(text: str) -> list[tuple[int, str, str, str]]:
+    """Hidden characters written as escapes in the frontmatter of SKILL.md
+    (``description: "...\\U000E0069\\U000E0067..."``): the file is plain ASCII, but the
+    value a host reads holds tag characters. Each run of adjacent escapes is decoded and
+    judged as the characters it makes; the finding is at the run's first escape."""
+    body = text.removeprefix("\ufeff")
+    if not body.startswith("---"):
+        return []
+    end = text.find("\n---", 3)
+    if end < 0:
+        return []
+    runs: list[tuple[int, list[str]]] = []
+    last = -1
+    for match in _ESCAPE.finditer(text, 0, end):
+        cp = int(match[1] or match[2] or match[3], 16)
+        if cp > 0x10FFFF:
+            continue
+        if match.start() == last and runs:
+            runs[-1][1].append(chr(cp))
+        else:
+            runs.append((match.start(), [chr(cp)]))
+        last = match.end()
+    found = []
+    for offset, chars in runs:
+        decoded = "".join(chars)
+        if decoded.isascii():
+            continue
+        for hit in hidden.find_hidden(decoded):
+            message = f"written as escapes in the frontmatter: {hit.message}"
+            found.append((offset, hit.code, hidden.SEVERITY[hit.code], message))
+    return found
 
 
 def _decode(data: bytes) -> tuple[str | None, bool]:

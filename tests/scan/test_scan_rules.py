@@ -216,3 +216,19 @@ def test_attack_variants_in_a_script(line: str, code: str) -> None:
     found = scan_file("scripts/x.sh", line.encode())
     assert code in {f.code for f in found}, found
     assert all(f.severity == "error" for f in found if f.code == code)
+
+
+def test_hidden_characters_written_as_frontmatter_escapes_are_found() -> None:
+    """A plain-ASCII SKILL.md whose quoted description escapes tag characters or a bidi
+    override (YAML decodes them: the value a host reads holds them) is judged as the
+    characters the escapes make; escapes of visible characters are not findings, and
+    the body's backslashes are text, not escapes."""
+    hidden = "".join(f"\\U{0xE0000 + ord(c):08X}" for c in "ignore")
+    text = f'---\nname: x\ndescription: "Formats invoices.{hidden} \\u202E"\n---\nA \\U000E0041\n'
+    found = [(f.code, f.line, f.column) for f in scan_file("SKILL.md", text.encode())]
+    assert found == [("SP501", 3, 32), ("SP502", 3, 93)]
+    assert "'ignore'" in scan_file("SKILL.md", text.encode())[0].message
+    benign = '---\nname: x\ndescription: "caf\\u00e9 \\U0001F600 \\x41"\n---\n'
+    assert scan_file("SKILL.md", benign.encode()) == []
+    # only SKILL.md's frontmatter is YAML that decodes escapes
+    assert scan_file("references/notes.md", text.encode()) == []
