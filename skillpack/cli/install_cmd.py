@@ -328,10 +328,17 @@ def _check(scope: Scope, lock_path: Path, as_json: bool) -> int:
         )
     if not report.clean:
         if not as_json:
+            local = [d for d in report.drift if d.kind in ("modified", "extra")]
+            hint = (
+                f"'skillpack install --force' replaces the {plural(len(local), 'file')} "
+                "marked modified or extra with the pinned files (a plain install refuses "
+                "to, INS017); copy what you want to keep first"
+                if local
+                else "'skillpack install' restores what the lock pins (nothing of yours is "
+                "replaced: no file is modified or extra)"
+            )
             err = SkillpackError(
-                "INS013",
-                "the installed skills differ from the install lock",
-                hint="'skillpack install' restores what the lock pins",
+                "INS013", "the installed skills differ from the install lock", hint=hint
             )
             print(err.render(), file=sys.stderr)
         return 1

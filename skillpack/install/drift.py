@@ -135,8 +135,9 @@ _ONE_READ = 1 << 20
 
 def compare_tree(directory: Path | str, files: Sequence[LockedFile]) -> list[tuple[str, str]]:
     """(kind, path) of every difference between ``directory`` (a real directory) and
-    ``files``; empty when it holds exactly them. A directory that should not be there is
-    one ``extra`` (its contents are not listed); nothing is followed through a link."""
+    ``files``; empty when it holds exactly them. A directory that should not be there
+    lists each entry in it as ``extra`` (``scripts/evil.sh``, not ``scripts``; an empty
+    one is itself); nothing is followed through a link."""
     wanted = {f.path: f for f in files}
     parents: set[str] = set()
     for path in wanted:
@@ -166,7 +167,7 @@ def compare_tree(directory: Path | str, files: Sequence[LockedFile]) -> list[tup
                     if rel in parents:
                         stack.append((rel + "/", entry.path))
                     else:
-                        problems.append(("extra", rel))
+                        problems += [("extra", p) for p in _files_under(rel, entry.path)]
                     continue
                 f = wanted.get(rel)
                 if f is None:
@@ -180,6 +181,36 @@ def compare_tree(directory: Path | str, files: Sequence[LockedFile]) -> list[tup
     if len(problems) > 1:
         problems.sort(key=lambda item: (item[1], item[0]))
     return problems
+
+
+#: entries listed inside one directory that should not be there, before the rest is
+#: counted in one line
+MAX_LISTED = 200
+
+
+def _files_under(rel: str, path: str) -> list[str]:
+    """Every entry under an extra directory, by its path in the skill (sorted; links and
+    special files as entries, never followed); the directory itself when empty."""
+    found: list[str] = []
+    stack = [(rel + "/", path)]
+    while stack and len(found) <= MAX_LISTED:
+        prefix, current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            found.append(prefix.rstrip("/"))
+            continue
+        if not entries:
+            found.append(prefix.rstrip("/"))
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((prefix + entry.name + "/", entry.path))
+            else:
+                found.append(prefix + entry.name)
+    found.sort()
+    if len(found) > MAX_LISTED:
+        found = [*found[:MAX_LISTED], f"{rel}/... (more)"]
+    return found
 
 
 def _check_skill(lock_skill: InstalledSkill, scope: Scope) -> tuple[list[Drift], int]:

@@ -57,7 +57,9 @@ CODES: tuple[ErrorCode, ...] = (
               "Uninstall the skill first, or keep the pinned version."),
     ErrorCode("INS013", "`install --check` found drift", F,
               "Installed files modified, missing or added, links replaced or dangling, "
-              "skill directories missing. `skillpack install` restores what the lock pins."),
+              "skill directories missing. `skillpack install` restores what is missing; a file "
+              "modified or added is local work it refuses to replace (`INS017`) unless "
+              "`--force`, which the hint names with the count of such files."),
     ErrorCode("INS014", "no installed skill (or pinned source) has this name", U,
               "`skillpack install --check` lists what is installed."),
     ErrorCode("INS015", "`uninstall` kept locally modified files", F,
@@ -66,6 +68,11 @@ CODES: tuple[ErrorCode, ...] = (
     ErrorCode("INS016", "writing into an agent directory failed", F,
               "The message gives the system's reason (permissions, a full disk). Nothing is "
               "half-written: the skill directory is as it was."),
+    ErrorCode("INS017", "installing would replace local changes in an installed skill", F,
+              "A file of an installed skill was edited, or one added, since skillpack "
+              "installed it: `install` never destroys local work. Each file is named; "
+              "nothing was written. Keep the changes elsewhere and pass `--force` to "
+              "replace them (it says what it replaced)."),
     ErrorCode("INS020", "a SOURCE is not a bundle file", U,
               "Give a `.skp` file or an `oci://` reference."),
 )  # fmt: skip

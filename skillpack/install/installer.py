@@ -679,8 +679,12 @@ def _place(
     # write
     remove_leftovers(resolved.values())
     previous = {s.name: s for s in lock.skills}
+    # a SOURCE named on the command line writes only the skills it asks for: another
+    # installed skill is left as it is (drifted or not) and keeps its lock entry
+    touched = set(asked) if given and settings.upgrade is None else None
+    active = {n: p for n, p in placements.items() if touched is None or n in touched}
     wants: dict[str, _Want] = {}
-    for name, placement in sorted(placements.items()):
+    for name, placement in sorted(active.items()):
         source = opened[placement.source]
         was = previous.get(name)
         if (
@@ -698,12 +702,13 @@ def _place(
         wants[name] = _Want(name, files, source, placement.skill_path)
     copies = [
         (path, wants[p.name].files)
-        for p in placements.values()
+        for p in active.values()
         for path in _copy_paths(p, places)
         if kinds.get(path) == "directory"
     ]
     right = _already_right(copies)
-    _admit(wants, placements, places, right, settings, report)
+    _keep_local_work(active, places, right, kinds, previous, settings, report)
+    _admit(wants, active, places, right, settings, report)
     writer = _Writer(
         settings.force,
         managed,
@@ -720,6 +725,7 @@ def _place(
                                              tuple(records), want.files))  # fmt: skip
     finally:
         writer.finish()
+    new_skills += [previous[n] for n in sorted(set(placements) - set(active)) if n in previous]
     report.changes = writer.changes
     report.notes += writer.notes
     pins = [_kept_signer(opened[key].pin, lock.source(key)) for key in sorted(opened)]
@@ -730,6 +736,49 @@ def _place(
 
         report.lock_written = write_if_changed(settings.lock_path, render_install_lock(new_lock))
     return report
+
+
+def _keep_local_work(
+    placements: Mapping[str, Placement],
+    places: _Where,
+    right: set[str],
+    kinds: Mapping[str, str],
+    previous: Mapping[str, InstalledSkill],
+    settings: Settings,
+    report: InstallReport,
+) -> None:
+    """An installed skill directory that is not what skillpack wrote (a file edited, one
+    added) is local work: refused (``INS017``, naming each file, nothing written) before
+    anything is replaced, unless ``--force``, which says what it replaces. A directory
+    that is only behind the lock (an upgrade) is no local work."""
+    from skillpack.install.drift import compare_tree
+
+    lost: list[str] = []
+    for name, placement in sorted(placements.items()):
+        was = previous.get(name)
+        if was is None:
+            continue
+        for path, shown in _copies(placement, places):
+            if path in right or kinds.get(path) != "directory":
+                continue
+            lost += [
+                f"{kind}: {shown}/{rel}" if rel else f"{kind}: {shown}"
+                for kind, rel in compare_tree(path, was.files)
+                if kind in ("modified", "extra")
+            ]
+    if not lost:
+        return
+    if settings.force:
+        report.notes += [f"replaced local work ({line})" for line in lost]
+        return
+    raise _error(
+        "INS017",
+        f"{len(lost)} local change{'s' if len(lost) != 1 else ''} in installed skills would be "
+        "lost: nothing was installed",
+        details=lost,
+        hint="copy them elsewhere (install --check lists them), then 'skillpack install "
+        "--force' replaces them with the pinned files",
+    )
 
 
 def _admit(
@@ -826,9 +875,14 @@ def _writing(shown: str) -> Iterator[None]:
 
 def _copy_paths(placement: Placement, where: _Where) -> list[str]:
     """The directories that hold a copy of the skill (resolved)."""
+    return [path for path, _ in _copies(placement, where)]
+
+
+def _copies(placement: Placement, where: _Where) -> list[tuple[str, str]]:
+    """(resolved path, the lock's name) of each directory holding a copy of the skill."""
     if placement.link:
-        return [where.of(where.scope.canonical_dir, placement.name)[0]]
-    return [where.of(t.directory, placement.name)[0] for t in placement.targets]
+        return [where.of(where.scope.canonical_dir, placement.name)]
+    return [where.of(t.directory, placement.name) for t in placement.targets]
 
 
 def _write_placement(

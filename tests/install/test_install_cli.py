@@ -173,8 +173,20 @@ def test_drift_of_every_kind_is_found(sp: Run, project: Path, bundles: Bundles) 
     assert report["clean"] is False and report["unmanaged"] == [".agents/skills/hand-made"]
     kinds = {(d["directory"], d["kind"], d["path"]) for d in report["drift"]}
     assert (".windsurf/skills/notes", "missing directory", "") in kinds
+    # local work (a file edited, one added) is never replaced by a plain install: it is
+    # refused naming each file, nothing written; --force replaces it and says so
+    kept = sp("install")
+    assert kept.returncode == 1 and "INS017" in kept.stderr, kept.stderr
+    for line in ("modified: .claude/skills/review/references/checklist.md",
+                 "extra: .claude/skills/notes/scratch.md"):  # fmt: skip
+        assert line in kept.stderr
+    assert (claude / "notes" / "scratch.md").read_text() == "mine\n"
+    assert (claude / "review" / "references" / "checklist.md").read_text() == "- [x] edited\n"
+    hint = sp("install", "--check").stderr
+    assert "'skillpack install --force' replaces the 3 files marked modified or extra" in hint
+    forced = ok(sp("install", "--force"))
+    assert "replaced local work (extra: .claude/skills/notes/scratch.md)" in forced.stdout
     # the link to a copy that is gone: dangling
-    ok(sp("install"))
     shutil.rmtree(project / ".agents" / "skills" / "release")
     dangling = sp("install", "--check")
     assert "dangling link: .claude/skills/release" in dangling.stdout.splitlines()

@@ -1,0 +1,96 @@
+"""install never destroys local work (issue 21 §2): a file edited or added in an
+installed skill is refused (INS017, each file named, nothing written) unless --force,
+which says what it replaced; ``install SOURCE -s X`` writes X only, whatever the state of
+the other installed skills. Through the real CLI on the example bundle."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, run_cli
+
+LOCK = "skillpack-install.lock"
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("b") / "acme.skp"
+    assert run_cli("build", EXAMPLES, "-o", out).returncode == 0
+    return out
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path, bundle: Path) -> Path:
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    proc = run_cli("install", bundle, "-a", "claude-code", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    return project
+
+
+def test_a_plain_install_refuses_to_replace_local_work(project: Path, bundle: Path) -> None:
+    skills = project / ".claude" / "skills"
+    (skills / "refunds" / "SKILL.md").write_text("my own version\n")
+    (skills / "refunds" / "drafts").mkdir()
+    (skills / "refunds" / "drafts" / "idea.md").write_text("mine\n")
+    before = _snapshot(project)
+    for args in ([], [str(bundle), "-a", "claude-code"], ["--frozen"]):
+        proc = run_cli("install", *args, cwd=project)
+        assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
+        assert "INS017 2 local changes in installed skills would be lost" in proc.stderr
+        assert "modified: .claude/skills/refunds/SKILL.md" in proc.stderr
+        assert "extra: .claude/skills/refunds/drafts/idea.md" in proc.stderr
+        assert _snapshot(project) == before  # nothing written, the lock included
+    forced = run_cli("install", "--force", cwd=project)
+    assert forced.returncode == 0, forced.stderr
+    assert "replaced local work (modified: .claude/skills/refunds/SKILL.md)" in forced.stdout
+    assert "replaced local work (extra: .claude/skills/refunds/drafts/idea.md)" in forced.stdout
+    assert "no drift" in run_cli("install", "--check", cwd=project).stdout
+
+
+def test_a_missing_file_is_no_local_work(project: Path) -> None:
+    (project / ".claude/skills/pdf-processing/scripts/extract.py").unlink()
+    proc = run_cli("install", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert (project / ".claude/skills/pdf-processing/scripts/extract.py").is_file()
+
+
+def test_one_skill_asked_for_touches_no_other(project: Path, bundle: Path) -> None:
+    skills = project / ".claude" / "skills"
+    (skills / "git-workflow" / "SKILL.md").unlink()  # drifted, not local work
+    (skills / "refunds" / "SKILL.md").write_text("my own version\n")  # local work
+    lock_before = (project / LOCK).read_text()
+    others = {n: _snapshot(skills / n) for n in ("git-workflow", "refunds")}
+    (skills / "brand-assets" / "SKILL.md").unlink()
+    proc = run_cli("install", bundle, "-a", "claude-code", "-s", "brand-assets", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert (skills / "brand-assets" / "SKILL.md").is_file()
+    assert {n: _snapshot(skills / n) for n in others} == others
+    assert (project / LOCK).read_text() == lock_before  # every entry kept
+    check = run_cli("install", "--check", cwd=project)
+    assert "missing: .claude/skills/git-workflow/SKILL.md" in check.stdout
+    assert "modified: .claude/skills/refunds/SKILL.md" in check.stdout
+
+
+def test_check_names_every_file_inside_a_new_directory(project: Path) -> None:
+    scripts = project / ".claude/skills/refunds/tools"
+    (scripts / "deep").mkdir(parents=True)
+    (scripts / "evil.sh").write_text("#!/bin/sh\n")
+    (scripts / "deep" / "more.sh").write_text("#!/bin/sh\n")
+    check = run_cli("install", "--check", cwd=project)
+    assert check.returncode == 1
+    lines = check.stdout.splitlines()
+    assert "extra: .claude/skills/refunds/tools/evil.sh" in lines
+    assert "extra: .claude/skills/refunds/tools/deep/more.sh" in lines
+    assert "extra: .claude/skills/refunds/tools" not in lines
