@@ -221,7 +221,7 @@ def _check_skill(lock_skill: InstalledSkill, scope: Scope) -> tuple[list[Drift],
         path = scope.text_of(d.path)
         try:
             st = os.lstat(path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             drift.append(Drift(d.path, "missing directory", skill=lock_skill.name))
             continue
         if d.link:

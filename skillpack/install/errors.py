@@ -73,6 +73,10 @@ CODES: tuple[ErrorCode, ...] = (
               "installed it: `install` never destroys local work. Each file is named; "
               "nothing was written. Keep the changes elsewhere and pass `--force` to "
               "replace them (it says what it replaced)."),
+    ErrorCode("INS018", "a file stands where an agent or lock directory must be", U,
+              "`.claude` or `.claude/skills` is a regular file, or `HOME`, "
+              "`XDG_CONFIG_HOME` or an agent's configuration variable (`CLAUDE_CONFIG_DIR`, "
+              "`CODEX_HOME`) names a file: the message names it; nothing was written."),
     ErrorCode("INS020", "a SOURCE is not a bundle file", U,
               "Give a `.skp` file or an `oci://` reference."),
 )  # fmt: skip

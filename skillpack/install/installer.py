@@ -516,7 +516,7 @@ class _Writer:
 def _kind(path: Path | str) -> str:
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return "missing"
     if stat.S_ISLNK(st.st_mode):
         return "link"
@@ -544,6 +544,9 @@ def install(requests: Sequence[Request], settings: Settings, log: Log) -> Instal
     from skillpack._internal.flock import locked
 
     lock_dir = settings.lock_path.parent
+    from skillpack.install.targets import can_hold_directories
+
+    can_hold_directories(lock_dir, settings.scope.shown(lock_dir), "the install lock's directory")
     lock_dir.mkdir(parents=True, exist_ok=True)
 
     def waiting() -> None:

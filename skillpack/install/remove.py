@@ -81,7 +81,7 @@ def _remove_copy(
                 continue
             try:
                 st = os.lstat(name, dir_fd=parent)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 continue
             if not stat.S_ISREG(st.st_mode):
                 report.left.append(f"{shown}/{f.path}")
@@ -102,7 +102,7 @@ def _remove_copy(
         os.close(root)
     try:
         os.rmdir(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         pass
     except OSError:
         left = sorted(

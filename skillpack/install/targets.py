@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillpack.errors import ConfigError, Location, SkillpackError, UsageError
+from skillpack.errors import EXIT_USAGE, ConfigError, Location, SkillpackError, UsageError
 from skillpack.source.agents import AGENTS, BY_NAME, UNIVERSAL_DIR, Agent
 from skillpack.source.config import Config
 
@@ -148,10 +149,49 @@ def targets(agents: Sequence[Agent], scope: Scope) -> list[Target]:
     return [Target(d, tuple(sorted(by_dir[d]))) for d in sorted(by_dir)]
 
 
+def can_hold_directories(directory: Path, shown: str, what: str = "an agent directory") -> None:
+    """Refuse (``INS018``, exit 2) a ``directory`` that exists and is not one, or one
+    that cannot be made because a component of its path is a file (``.claude`` a file,
+    ``HOME`` naming a file): before anything is written, never a traceback."""
+    path = directory
+    while True:
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            if path.parent == path:
+                return
+            path = path.parent
+            continue
+        except NotADirectoryError:
+            path = path.parent
+            continue
+        except OSError as exc:
+            raise _not_a_directory(directory, shown, what, path, exc.strerror or str(exc)) from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise _not_a_directory(directory, shown, what, path, "not a directory")
+        return
+
+
+def _not_a_directory(
+    directory: Path, shown: str, what: str, culprit: Path, why: str
+) -> SkillpackError:
+    where = "it" if culprit == directory else str(culprit)
+    return SkillpackError(
+        "INS018",
+        f"{shown} cannot be {what}: {where} is {why}",
+        Location(str(culprit)),
+        hint="move the file away (or fix HOME, XDG_CONFIG_HOME or the agent's "
+        "configuration variable), then install again",
+        exit_code=EXIT_USAGE,
+    )
+
+
 def confined(directory: Path, scope: Scope) -> Path:
     """``directory`` with its symbolic links resolved, refused (``INS008``) when a
     project install would leave the project through one (unless it leads to the user
-    directory of an agent that reads ``directory``)."""
+    directory of an agent that reads ``directory``), or (``INS018``) when a file stands
+    where it or one of its parents must be a directory."""
+    can_hold_directories(directory, scope.shown(directory))
     real = Path(os.path.realpath(directory))
     if scope.global_:
         return real
