@@ -46,7 +46,9 @@ CODES: tuple[ErrorCode, ...] = (
               "directory (`.claude/skills -> ~/.claude/skills`) is allowed."),
     ErrorCode("INS009", "a skill's name cannot be a directory name", F,
               "Its frontmatter `name` is missing, or not letters, digits, `.`, `_` and "
-              "`-` (`skillpack lint` reports it when the bundle is built)."),
+              "`-` starting with a letter, a digit or `_` (not `.` or `-`: a hidden "
+              "directory, or an option to every tool given the path), at most 255 "
+              "characters (`skillpack lint` reports it when the bundle is built)."),
     ErrorCode("INS010", "nothing to install", U,
               "No SOURCE, no `[[install]]` in the configuration and an empty install lock."),
     ErrorCode("INS011", "the install lock cannot be read", U,

@@ -313,8 +313,9 @@ def _requested_placements(
                     "INS009",
                     f"{source.label}: skill {skill.skill_path} is named {name!r}, which "
                     "cannot be a directory name in an agent directory",
-                    hint="its frontmatter 'name' must be letters, digits, '.', '_' or '-' "
-                    "(skillpack lint checks it); select other skills with -s",
+                    hint="its frontmatter 'name' must be letters, digits, '.', '_' and '-', "
+                    "starting with a letter, a digit or '_' (not '.' or '-'), at most 255 "
+                    "characters (skillpack lint checks it); select other skills with -s",
                 )
             continue
         assert isinstance(name, str)

@@ -461,7 +461,8 @@ _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
 
 def valid_skill_name(name: object) -> bool:
     """Whether ``name`` can be a skill's directory name in an agent directory: one plain
-    path segment (letters, digits, ``.``, ``_``, ``-``), not starting with a dot."""
+    path segment (letters, digits, ``.``, ``_``, ``-``), not starting with ``.`` or
+    ``-`` (a hidden directory, or an option to every tool given the path), at most 255."""
     return isinstance(name, str) and _NAME.fullmatch(name) is not None
 
 

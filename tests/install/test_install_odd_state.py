@@ -72,3 +72,17 @@ def test_check_and_uninstall_read_a_file_as_missing_directories(
     assert "missing directory: .claude/skills/refunds" in check.stdout
     gone = run_cli("uninstall", "refunds", cwd=project)
     assert gone.returncode == 0 and "Traceback" not in gone.stderr
+
+
+def test_a_name_that_cannot_be_a_directory_says_which_rule(tmp_path: Path) -> None:
+    """INS009's hint states the rule that refused: '-' is allowed, but not first."""
+    skills = tmp_path / "skills"
+    (skills / "-dash").mkdir(parents=True)
+    (skills / "-dash" / "SKILL.md").write_text("---\nname: -dash\ndescription: d\n---\nx\n")
+    out = tmp_path / "dash.skp"
+    assert run_cli("build", skills, "-o", out, "--no-lint").returncode == 0
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    proc = run_cli("install", out, "-a", "claude-code", cwd=project)
+    assert proc.returncode == 1 and "INS009" in proc.stderr, proc.stderr
+    assert "named '-dash'" in proc.stderr and "(not '.' or '-')" in proc.stderr
