@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_env, run_cli, write_skill
+from tests.conftest import EXAMPLES, cli_env, run_cli, write_skill
 
 #: a file's state: its bytes (or a link's target), its mode and its modification time
 Snapshot = dict[str, tuple[bytes, int, int]]
@@ -464,3 +464,25 @@ def test_rewriting_a_skill_file_that_fails_is_a_coded_error(tmp_path: Path) -> N
         assert snapshot(tmp_path) == before
     assert run_cli("fmt", tmp_path).returncode == 0
     assert snapshot(tmp_path) != before
+
+
+@pytest.mark.parametrize("given", ["newdir/", "afile/"])
+def test_a_file_option_ending_in_a_slash_is_refused(tmp_path: Path, given: str) -> None:
+    """`-o dist/` names a directory: refused as a usage error, never a file `dist` written
+    (or the file there replaced): Path() would have dropped the '/'."""
+    (tmp_path / "afile").write_text("keep me\n")
+    for args in (["build", str(EXAMPLES), "-o", given], ["lint", str(EXAMPLES), "-o", given]):
+        proc = run_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert f"'{given}' ends with '/': it names a directory, not a FILE" in proc.stderr
+    assert (tmp_path / "afile").read_text() == "keep me\n"
+    assert not (tmp_path / "newdir").exists()
+
+
+def test_not_a_directory_names_the_file_in_the_way(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("keep me\n")
+    proc = run_cli("build", EXAMPLES, "-o", "afile/x.skp", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "OUT002 cannot write the bundle here: afile is a file, not a directory" in proc.stderr
+    keys = run_cli("keygen", "--out-dir", "afile", cwd=tmp_path)
+    assert keys.returncode == 2 and "afile is a file, not a directory" in keys.stderr

@@ -64,6 +64,10 @@ def output_error(exc: OSError, shown: str, what: str, action: str = "write") -> 
     ``shown``: ``OUT002`` (exit 2) when the path cannot be a file, else ``OUT003`` (exit
     1). The message gives the system's reason, never the name of a temporary file."""
     reason = exc.strerror or type(exc).__name__
+    if exc.errno == errno.ENOTDIR:
+        culprit = _file_in_the_way(shown)
+        if culprit is not None:
+            reason = f"{display_path(culprit)} is a file, not a directory"
     if exc.errno in _NOT_A_FILE:
         return SkillpackError(
             "OUT002",
@@ -77,6 +81,17 @@ def output_error(exc: OSError, shown: str, what: str, action: str = "write") -> 
         Location(shown),
         hint=_HINTS.get(exc.errno or 0, "nothing was replaced; check the path and retry"),
     )
+
+
+def _file_in_the_way(shown: str) -> str | None:
+    """The nearest parent of ``shown`` that exists and is not a directory (what makes a
+    path "Not a directory"), or None."""
+    path = os.path.dirname(os.path.abspath(shown))
+    while path and path != os.path.dirname(path):
+        if os.path.lexists(path):
+            return None if os.path.isdir(path) else path
+        path = os.path.dirname(path)
+    return None
 
 
 def _kind(mode: int) -> str:

@@ -18,6 +18,7 @@ words them, so that ``skillpack serve`` (argparse, no typer) reads the same.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -150,7 +151,22 @@ def _plain_coercion(param: click.Parameter) -> _Plain | None:
     if get_origin(annotation) is list:
         (annotation,) = get_args(annotation) or (None,)
     convert = _converter(annotation)
+    if convert is not None and getattr(param, "metavar", None) == "FILE":
+        convert = _a_file(convert)
     return _Plain(convert) if convert is not None else None
+
+
+def _a_file(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A FILE option's value: a path ending in '/' names a directory, which a file option
+    never writes to (``Path`` would drop the '/': ``-o dist/`` would write a file
+    ``dist``, or replace the file there)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > 1 and value.endswith(("/", os.sep)):
+            raise ValueError(f"{value!r} ends with '/': it names a directory, not a FILE")
+        return convert(value)
+
+    return check
 
 
 def _install_plain_coercion(params: list[click.Parameter]) -> list[click.Parameter]:
