@@ -732,6 +732,14 @@ def _place(
     new_skills += [previous[n] for n in sorted(set(placements) - set(active)) if n in previous]
     report.changes = writer.changes
     report.notes += writer.notes
+    for key in sorted(opened):
+        source = opened[key]
+        if source.loaded and source.verified is None and source.pin.signer is None:
+            report.notes.append(
+                f"note: the signature of {source.label} was not checked (no signature "
+                "options: --key, --repository or --cert-identity check it; "
+                "--require-signature refuses an unsigned source)"
+            )
     pins = [_kept_signer(opened[key].pin, lock.source(key)) for key in sorted(opened)]
     new_lock = InstallLock(tuple(pins), tuple(new_skills)).normalized()
     report.lock = new_lock

@@ -43,7 +43,9 @@ def is_reference(source: str) -> bool:
 
 def source_key(text: str, project: Path) -> str:
     """How the lock records a source: an ``oci://`` reference as normalised, a file by
-    its path relative to the project (``/``-separated), or absolute when outside it."""
+    its path relative to the project (``/``-separated; ``../vendor/x.skp`` outside it,
+    so that a committed lock names the same file in every clone; absolute only where no
+    relative path exists)."""
     if is_reference(text):
         from skillpack.registry.reference import parse_reference
 
@@ -52,6 +54,10 @@ def source_key(text: str, project: Path) -> str:
     try:
         return path.relative_to(project).as_posix()
     except ValueError:
+        pass
+    try:  # outside the project: still relative, so the committed lock works in a clone
+        return Path(os.path.relpath(path, project)).as_posix()
+    except ValueError:  # another drive (Windows): only an absolute path names it
         return path.as_posix()
 
 

@@ -94,3 +94,28 @@ def test_check_names_every_file_inside_a_new_directory(project: Path) -> None:
     assert "extra: .claude/skills/refunds/tools/evil.sh" in lines
     assert "extra: .claude/skills/refunds/tools/deep/more.sh" in lines
     assert "extra: .claude/skills/refunds/tools" not in lines
+
+
+def test_a_source_outside_the_project_is_pinned_relative_and_unsigned_is_said(
+    tmp_path: Path, bundle: Path
+) -> None:
+    """The committed lock names the bundle relative to the project (../vendor/acme.skp),
+    so a clone elsewhere finds it; an install that checked no signature says so."""
+    vendor = tmp_path / "vendor"
+    vendor.mkdir()
+    (vendor / "acme.skp").write_bytes(bundle.read_bytes())
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    proc = run_cli("install", vendor / "acme.skp", "-a", "claude-code", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: the signature of ../vendor/acme.skp was not checked" in proc.stdout
+    lock = (project / LOCK).read_text()
+    assert 'source = "../vendor/acme.skp"' in lock and str(tmp_path) not in lock
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (project).rename(moved / "p")
+    (vendor).rename(moved / "vendor")
+    (moved / "p" / ".claude" / "skills" / "refunds" / "SKILL.md").unlink()
+    again = run_cli("install", "--frozen", cwd=moved / "p")
+    assert again.returncode == 0, again.stderr
+    assert (moved / "p" / ".claude" / "skills" / "refunds" / "SKILL.md").is_file()
