@@ -79,6 +79,12 @@ CODES: tuple[ErrorCode, ...] = (
               "`.claude` or `.claude/skills` is a regular file, or `HOME`, "
               "`XDG_CONFIG_HOME` or an agent's configuration variable (`CLAUDE_CONFIG_DIR`, "
               "`CODEX_HOME`) names a file: the message names it; nothing was written."),
+    ErrorCode("INS019", "a source's new bundle is not shown to be signed by its pinned signer", F,
+              "The install lock pins who signed the source's bundle; the source now resolves "
+              "to another bundle (an upgrade, a rebuilt file) and no signature options were "
+              "given. A keyless signer is checked again from the lock; a key's signature "
+              "needs `--key PUBLIC_KEY`. Other signature options change the signer, and the "
+              "upgrade's review shows it."),
     ErrorCode("INS020", "a SOURCE is not a bundle file", U,
               "Give a `.skp` file or an `oci://` reference."),
 )  # fmt: skip

@@ -28,7 +28,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -267,16 +267,18 @@ def _open_all(
                 or pinned is None
             )
             settings.admission.check_source(key, _absolute(key, scope.project))
+            policy = _signer_policy(key, _policy_for(asked, settings), settings)
             opened[key] = open_source(
                 key,
                 scope.project,
-                policy=_signer_policy(key, _policy_for(asked, settings), settings),
+                policy=policy,
                 pinned=pinned,
                 resolve=resolve,
                 frozen=settings.frozen,
                 options=registry(asked) if is_reference(key) else None,
                 offline=settings.offline,
             )
+            _keep_the_signer(opened[key], pinned, policy)
     except BaseException:
         for source in opened.values():
             source.close()
@@ -824,6 +826,42 @@ def _admit(
     report.notes += [f"scan: {f.line()}" for f in admission.warnings + admission.accepted]
     admission.check(", ".join(sorted({w.source.label for w in wants.values()})),
                     "nothing was installed")  # fmt: skip
+
+
+def _keep_the_signer(
+    opened: Opened, pinned: SourcePin | None, policy: SignaturePolicy | None
+) -> None:
+    """A pinned signer is part of the pin: a source that now resolves to another bundle
+    must be signed by it (``INS019``) unless signature options given now say who signs
+    it (the review then shows the change). A keyless signer is checked again from the
+    lock; a key's signature needs its public key (``--key``)."""
+    if pinned is None or pinned.signer is None:
+        return
+    if opened.pin.bundle_digest == pinned.bundle_digest or (policy and policy.requested):
+        return
+    signer = pinned.signer
+    if signer.mode == "keyless" and signer.issuer:
+        from skillpack.signing.policy import SignaturePolicy
+        from skillpack.signing.verify import verify_any_signature
+
+        kept = SignaturePolicy(cert_identity=signer.identity, cert_oidc_issuer=signer.issuer)
+        from skillpack.signing.policy import default_signature_path
+
+        verified = verify_any_signature(
+            opened.path, (default_signature_path(opened.path),), kept, label=opened.label,
+            bundle=opened.bundle,
+        )  # fmt: skip
+        opened.verified = verified
+        opened.pin = replace(opened.pin, signer=pinned.signer)
+        return
+    raise SkillpackError(
+        "INS019",
+        f"{opened.label} now resolves to another bundle, and the lock pins its signer "
+        f"({signer.mode} {signer.identity}): the new bundle must be signed by it",
+        Location(opened.source),
+        hint="pass the signer's public key (--key PUBLIC_KEY) to check it, or other "
+        "signature options to change who signs it (the upgrade's review shows the change)",
+    )
 
 
 def _kept_signer(pin: SourcePin, old: SourcePin | None) -> SourcePin:
