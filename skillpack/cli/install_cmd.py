@@ -44,7 +44,8 @@ def install_command(
         list[str] | None,
         typer.Argument(
             metavar="SOURCE",
-            help="A .skp bundle or oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST); with "
+            help="A .skp bundle, a skills directory, oci://REGISTRY/REPOSITORY(:TAG|@sha256:"
+            "DIGEST), git+URL[@REF][#path=DIR] or github:OWNER/REPO[@REF]; with "
             "--upgrade, skill names or sources to upgrade. Default: what the configuration "
             "declares ([[install]]) and the install lock pins.",
             show_default=False,
@@ -62,6 +63,16 @@ def install_command(
         ),
     ] = None,
     global_: GlobalOpt = False,
+    path: Annotated[
+        str | None,
+        typer.Option(
+            "--path",
+            metavar="DIR",
+            help="The subdirectory of the git SOURCEs to install from (the same as the "
+            "source's #path=DIR fragment, which the lock records).",
+            show_default=False,
+        ),
+    ] = None,
     link: Annotated[
         bool,
         typer.Option(
@@ -130,7 +141,7 @@ def install_command(
 
     scope, cfg, lock_path = install_scope(global_, config)
     if check:
-        if sources or agent or skill or link or force or frozen or upgrade:
+        if sources or agent or skill or link or force or frozen or upgrade or path:
             raise UsageError(
                 "USE000",
                 "--check takes no SOURCE and no other install option",
@@ -156,6 +167,8 @@ def install_command(
     if upgrade:
         requests = _declared(cfg)
     elif sources:
+        if path is not None:
+            sources = [_with_path(s, path) for s in sources]
         requests = _given(sources, agent or (), skill or (), link, policy, require_signature)
     else:
         if agent or skill or link:
@@ -168,6 +181,20 @@ def install_command(
     report = install(requests, settings, _note)
     _print(report, scope, lock_path, frozen, output_format == "json")
     return 0
+
+
+def _with_path(source: str, path: str) -> str:
+    """``source`` with ``--path DIR`` as its ``#path=DIR`` fragment."""
+    from skillpack.errors import UsageError
+    from skillpack.gitsource.spec import is_git_source, redact
+
+    if not is_git_source(source) or "#" in source:
+        raise UsageError(
+            "USE000",
+            f"--path applies to git sources without a #path= fragment: {redact(source)}",
+            hint="give git+URL[@REF] or github:OWNER/REPO[@REF] with --path DIR",
+        )
+    return f"{source}#path={path}"
 
 
 def _note(message: str) -> None:
