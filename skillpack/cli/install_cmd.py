@@ -73,6 +73,17 @@ def install_command(
             show_default=False,
         ),
     ] = None,
+    from_skills_lock: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-skills-lock",
+            metavar="FILE",
+            help="Read the skills CLI's skills-lock.json and append the equivalent "
+            "[[install]] tables to skillpack.toml (then 'skillpack install' installs and "
+            "pins them). Installs nothing itself.",
+            show_default=False,
+        ),
+    ] = None,
     link: Annotated[
         bool,
         typer.Option(
@@ -140,6 +151,15 @@ def install_command(
     from skillpack.install.targets import install_scope
 
     scope, cfg, lock_path = install_scope(global_, config)
+    if from_skills_lock is not None:
+        if sources or check or frozen or upgrade or global_:
+            raise UsageError(
+                "USE000",
+                "--from-skills-lock takes no SOURCE and no other install mode",
+                hint="'skillpack install --from-skills-lock skills-lock.json', then "
+                "'skillpack install'",
+            )
+        return _migrate(from_skills_lock, cfg, scope.project)
     if check:
         if sources or agent or skill or link or force or frozen or upgrade or path:
             raise UsageError(
@@ -180,6 +200,27 @@ def install_command(
         requests = _declared(cfg)
     report = install(requests, settings, _note)
     _print(report, scope, lock_path, frozen, output_format == "json")
+    return 0
+
+
+def _migrate(path: Path, cfg: Config | None, project: Path) -> int:
+    from skillpack._internal.words import plural
+    from skillpack.errors import display_path
+    from skillpack.install.migrate import migrate
+
+    done = migrate(path, cfg, project)
+    shown = display_path(done.config_path)
+    for line in done.skipped:
+        _note(f"skipped {line}")
+    for source in done.kept:
+        _note(f"{source}: already declared in {shown}")
+    for source, names in sorted(done.sources.items()):
+        print(f"[[install]] {source}: {', '.join(sorted(names))}")
+    if done.written:
+        tables = plural(len(done.sources), "[[install]] table")
+        print(f"wrote {tables} to {shown}; run 'skillpack install' to install and pin them")
+    else:
+        print(f"nothing to add to {shown}")
     return 0
 
 

@@ -66,8 +66,13 @@ CODES: tuple[ErrorCode, ...] = (
     ErrorCode("INS016", "writing into an agent directory failed", F,
               "The message gives the system's reason (permissions, a full disk). Nothing is "
               "half-written: the skill directory is as it was."),
+    ErrorCode("INS017", "the skills CLI's `skills-lock.json` cannot be migrated", U,
+              "`--from-skills-lock FILE` reads version 1 of the skills CLI's project lock "
+              "(`{\"version\": 1, \"skills\": {NAME: {source, sourceType, ...}}}`); the "
+              "message names what it could not read. The configuration is not changed."),
     ErrorCode("INS020", "a SOURCE is not a bundle file", U,
-              "Give a `.skp` file or an `oci://` reference."),
+              "Give a `.skp` file, a skills directory, an `oci://` reference or a git "
+              "source."),
 )  # fmt: skip
 
 register(FAMILY, CODES)
