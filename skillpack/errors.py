@@ -89,6 +89,7 @@ PACKAGE_TABLES: tuple[str, ...] = (
     "skillpack.registry.errors",
     "skillpack.install.errors",
     "skillpack.gitsource.errors",
+    "skillpack.plugins.errors",
 )
 
 

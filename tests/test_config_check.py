@@ -105,10 +105,22 @@ INSTALL = _table(
     },
     required=("source",),
 )
+AUTHOR = st.one_of(TEXT, _table({"name": TEXT, "email": TEXT, "url": TEXT}, required=("name",)))
+PLUGINS = _table(
+    {
+        "hosts": st.lists(_maybe(st.sampled_from(["claude", "codex", "cursor", "gemini", "x"]))),
+        **{host: st.dictionaries(TEXT, ANY, max_size=2) for host in ("claude", "codex", "gemini")},
+    }
+)
 CONFIG = _table(
     {
         "name": TEXT,
         "version": TEXT,
+        "description": TEXT,
+        "author": AUTHOR,
+        "homepage": TEXT,
+        "keywords": STRINGS,
+        "plugins": PLUGINS,
         "roots": st.lists(_maybe(ROOT), max_size=3),
         "include": STRINGS,
         "exclude": STRINGS,
@@ -148,6 +160,21 @@ GOOD = st.fixed_dictionaries(
     optional={
         "name": st.sampled_from(["a", "acme-skills", "A.1_b", "a" * 128]),
         "version": st.sampled_from(["1.0.0", "0", "1.0.0+build.5", "1" * 64]),
+        "description": NONEMPTY,
+        "author": st.one_of(
+            NONEMPTY, st.fixed_dictionaries({"name": NONEMPTY}, optional={"email": NONEMPTY})
+        ),
+        "license": NONEMPTY,
+        "keywords": st.lists(NONEMPTY, max_size=2),
+        "plugins": st.fixed_dictionaries(
+            {},
+            optional={
+                "hosts": st.lists(st.sampled_from(["claude", "codex", "cursor", "gemini"])),
+                "codex": st.fixed_dictionaries(
+                    {}, optional={"interface": st.fixed_dictionaries({"a": st.just(1)})}
+                ),
+            },
+        ),
         "roots": st.lists(GOOD_ROOT, min_size=1, max_size=3),
         "include": st.lists(st.text(max_size=5), max_size=2),
         "exclude": st.lists(st.text(max_size=5), max_size=2),
@@ -267,6 +294,17 @@ PLACES = {
     "name": lambda v: {"name": v},
     "version": lambda v: {"version": v},
     "lock": lambda v: {"lock": v},
+    "description": lambda v: {"description": v},
+    "author": lambda v: {"author": v},
+    "author.name": lambda v: {"author": {"name": v}},
+    "author.email": lambda v: {"author": {"name": "n", "email": v}},
+    "homepage": lambda v: {"homepage": v},
+    "repository": lambda v: {"repository": v},
+    "license": lambda v: {"license": v},
+    "keywords[0]": lambda v: {"keywords": [v]},
+    "plugins": lambda v: {"plugins": v},
+    "plugins.hosts[0]": lambda v: {"plugins": {"hosts": [v]}},
+    "plugins.claude": lambda v: {"plugins": {"claude": v}},
     "roots[0]": lambda v: {"roots": [v]},
     "roots[0].path": lambda v: {"roots": [{"path": v}]},
     "roots[0].prefix": lambda v: {"roots": [{"path": "s", "prefix": v}]},

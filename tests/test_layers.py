@@ -23,7 +23,9 @@ FLOORS: dict[str, int] = {
     "skillpack.content": 1,
     "skillpack.source": 2,
     "skillpack.lint": 3,
+    "skillpack.plugins": 3,  # the host manifest formats, read by lint's manifest rules
     "skillpack.lockfile": 4,
+    "skillpack.plugins.sync": 4,  # the plugins command: it reads the lock
     "skillpack.bundle": 5,
     "skillpack.build": 6,
     "skillpack.signing": 6,

@@ -117,3 +117,21 @@ def test_install_check_hook_catches_drift(tmp_path: Path, pre_commit_home: Path)
     proc = _try_repo(repo, "skillpack-install-check", pre_commit_home)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "modified: .claude/skills/deploy/scripts/run.sh" in proc.stdout
+
+
+def test_plugins_hook_catches_a_stale_manifest(tmp_path: Path, pre_commit_home: Path) -> None:
+    from tests.conftest import run_cli
+
+    repo = tmp_path / "repo"
+    write(repo / "skillpack.toml", 'name = "acme"\nversion = "1.0.0"\n')
+    write(repo / "skills" / "pdf" / "SKILL.md", skill_md("pdf"))
+    assert run_cli("plugins", "--host", "gemini", cwd=repo).returncode == 0
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    proc = _try_repo(repo, "skillpack-plugins", pre_commit_home)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    write(repo / "skillpack.toml", 'name = "acme"\nversion = "1.1.0"\n')
+    _git(repo, "add", ".")
+    proc = _try_repo(repo, "skillpack-plugins", pre_commit_home)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert 'gemini-extension.json: version: "1.0.0" -> "1.1.0"' in proc.stdout

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from skillpack.cli.base import CommandApp
-from skillpack.cli.options import ConfigOpt
+from skillpack.cli.options import ConfigOpt, DiffOpt
 
 app = CommandApp()
 
@@ -35,9 +35,7 @@ def fmt_command(
         bool,
         typer.Option("--check", help="Change nothing; exit 1 naming the files that would change."),
     ] = False,
-    diff: Annotated[
-        bool, typer.Option("--diff", help="Change nothing; print the changes as unified diffs.")
-    ] = False,
+    diff: DiffOpt = False,
     config: ConfigOpt = None,
 ) -> int:
     """Normalize SKILL.md: quote ambiguous values, order known keys, LF, no BOM."""

@@ -1,6 +1,7 @@
 """Options several commands share, each defined once.
 
-* ``--config FILE`` (lint, fmt, lock, build, install, uninstall);
+* ``--config FILE`` (lint, fmt, lock, build, install, uninstall, plugins);
+* ``--diff`` (fmt, plugins);
 * ``-a/--agent`` and ``-g/--global`` (install, uninstall);
 * ``-f/--format``: the one machine-output convention (``text`` or ``json``; lint also
   ``sarif`` and ``github``) of lint, rule, inspect, diff, check and verify; the older
@@ -54,6 +55,10 @@ ConfigOpt = Annotated[
         help="Use this configuration file (default: the nearest skillpack.toml or "
         "pyproject.toml with [tool.skillpack]).",
     ),
+]
+
+DiffOpt = Annotated[
+    bool, typer.Option("--diff", help="Change nothing; print the changes as unified diffs.")
 ]
 
 AgentOpt = Annotated[

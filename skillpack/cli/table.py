@@ -31,6 +31,8 @@ COMMANDS: tuple[CommandRow, ...] = (
                "Explain a lint rule (why, an example, how to fix it), or list them all."),
     CommandRow("lock", "skillpack.cli.lock_cmd",
                "Write skillpack.lock, or check that it describes the tree (--check)."),
+    CommandRow("plugins", "skillpack.cli.plugins_cmd",
+               "Write the plugin manifests of Claude Code, Codex, Cursor and Gemini CLI."),
     CommandRow("build", "skillpack.cli.build_cmd",
                "Lint, lock and write a reproducible bundle (.skp); sign it with --sign."),
     CommandRow("verify", "skillpack.cli.verify_cmd",

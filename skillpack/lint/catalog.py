@@ -6,7 +6,8 @@ Codes never change meaning and are never reused. Groups:
 * ``SP1xx`` the Agent Skills fields (agentskills.io specification);
 * ``SP2xx`` the MCP Skills extension (SEP-2640): skill paths, limits, URIs;
 * ``SP3xx`` the files a skill publishes;
-* ``SP4xx`` the ``SKILL.md`` body.
+* ``SP4xx`` the ``SKILL.md`` body;
+* ``SP6xx`` the host plugin manifests (Claude Code, Codex, Cursor, Gemini CLI).
 
 ``docs/rules.md`` is generated from this module (``python -m skillpack.lint.docs``).
 """
@@ -74,7 +75,18 @@ GROUPS = {
     "SP2": "Skill paths and limits (MCP Skills extension)",
     "SP3": "Published files",
     "SP4": "SKILL.md body",
+    "SP6": "Host plugin manifests",
 }
+
+#: the documentation and validators the SP6xx rules were derived from
+_HOST_SOURCES = (
+    "Sources: Claude Code's plugins reference (code.claude.com/docs/en/plugins-reference) "
+    "and marketplace guide (code.claude.com/docs/en/plugin-marketplaces), and `claude "
+    "plugin validate` 2.1.328; Codex's plugin guide (developers.openai.com/codex/plugins/"
+    "build) and `codex plugin marketplace add` 0.169.0; Cursor's plugin docs "
+    "(cursor.com/docs/plugins); Gemini CLI's extension reference (geminicli.com/docs/"
+    "extensions/reference) and `gemini extensions validate` 0.61.0."
+)
 
 _PORTABLE = (
     "SEP-2640 hosts parse the frontmatter themselves and compare it field by field with the "
@@ -581,6 +593,91 @@ _RULES: tuple[Rule, ...] = (
         "...the last line of the body<EOF>",
         "Add a final newline: `skillpack fmt` or `skillpack lint --fix`.",
         fixable=True,
+    ),
+    # --- SP6xx: host plugin manifests ------------------------------------------------
+    _r(
+        "SP601", "manifest-not-json", ERROR,
+        "A host plugin manifest is not strict JSON, or cannot be read.",
+        "Claude Code, Codex, Cursor and Gemini CLI read .claude-plugin/plugin.json, "
+        ".claude-plugin/marketplace.json, .codex-plugin/plugin.json, "
+        ".agents/plugins/marketplace.json, .cursor-plugin/plugin.json and "
+        "gemini-extension.json with a strict JSON parser: a comment, a trailing comma or a "
+        "byte order mark makes the host refuse the plugin, and a key given twice silently "
+        "keeps its last value. " + _HOST_SOURCES,
+        '{\n  "name": "acme-skills",\n  "version": "1.0.0",   // the release\n}',
+        "Fix the JSON at the reported line and column (`skillpack plugins` rewrites the "
+        "derived fields of a valid file).",
+    ),
+    _r(
+        "SP602", "manifest-field-invalid", ERROR,
+        "A host manifest field is missing, of the wrong type, or a value the host refuses.",
+        "Each host refuses a manifest without its required fields (Claude Code: a plugin "
+        "`name`, a marketplace `name`, `owner.name` and `plugins`; Gemini CLI: `name` and "
+        "`version`; Codex: a marketplace `name` and `plugins`), names with spaces or other "
+        "characters a plugin id cannot hold, component paths not starting with './', a "
+        "Claude Code marketplace source that is neither a './' path nor a github, url, "
+        "git-subdir or npm object, two entries of one name, and Codex `policy` values "
+        "other than NOT_AVAILABLE, AVAILABLE or INSTALLED_BY_DEFAULT (`installation`) and "
+        "ON_INSTALL or ON_USE (`authentication`): one such value makes Codex refuse the "
+        "whole marketplace. " + _HOST_SOURCES,
+        '{"name": "acme", "plugins": [{"name": "acme-skills", "source": "./",\n'
+        '  "policy": {"installation": "ALWAYS"}}]}',
+        "Give the field the value the message names.",
+    ),
+    _r(
+        "SP603", "manifest-name-not-kebab-case", WARNING,
+        "A plugin, extension or marketplace name is not kebab-case.",
+        "Claude Code accepts letters, digits, '.', '_' and '-', but the Claude.ai "
+        "marketplace sync and Cursor require lowercase kebab-case (`claude plugin "
+        "validate` warns), and Gemini CLI refuses '.' and '_'. " + _HOST_SOURCES,
+        '{"name": "Acme_Skills"}',
+        "Use lowercase letters, digits and single hyphens (acme-skills).",
+    ),
+    _r(
+        "SP604", "manifest-path-outside-plugin", ERROR,
+        "A path a host manifest names leaves the plugin: absolute, through '..' or a "
+        "symbolic link, or the manifest itself is a link or a special file.",
+        "Hosts copy the plugin's directory into their cache and resolve its paths inside "
+        "the copy: a path outside it works on the author's machine and for nobody else "
+        "(Claude Code refuses '..' as a path traversal, Codex skips the entry).",
+        '"skills": "../shared/skills"',
+        "Move what the path names into the plugin and name it with a './' path.",
+    ),
+    _r(
+        "SP605", "manifest-path-missing", ERROR,
+        "A skill path, component path, context file or relative marketplace source a "
+        "host manifest names does not exist, or holds no skill.",
+        "The host loads nothing from it: Claude Code reports a load failure, Gemini CLI "
+        "refuses the extension, Codex skips a marketplace entry whose directory holds no "
+        ".codex-plugin/plugin.json. " + _HOST_SOURCES,
+        '"skills": ["./skills/pdf", "./skills/pfd"]   (skills/pfd does not exist)',
+        "Fix the path, or run `skillpack plugins` to write the skill paths from the "
+        "skills skillpack finds.",
+    ),
+    _r(
+        "SP606", "manifest-mismatch", WARNING,
+        "The project's plugin has different names or versions in different host "
+        "manifests, or not the ones skillpack.toml declares.",
+        "A user of one host gets another version of the same plugin than a user of "
+        "another, and Claude Code caches a plugin by version: when plugin.json and a "
+        "marketplace entry disagree, plugin.json silently wins (`claude plugin validate` "
+        "warns). Only the marketplace entry that is the project's plugin (the one source "
+        "'./') is compared; marketplaces listing several plugins of one repository are "
+        "not.",
+        ".claude-plugin/plugin.json: \"version\": \"6.2.0\"\n"
+        "gemini-extension.json: \"version\": \"6.1.0\"",
+        "Run `skillpack plugins`: it writes name and version from skillpack.toml into "
+        "every manifest.",
+    ),
+    _r(
+        "SP607", "skill-not-in-plugin", WARNING,
+        "A skill of the project is not reached by a host's manifests.",
+        "Each host installs only the skills its manifests reach (the `skills` paths, or "
+        "the default skills/ directory, one level deep): a skill elsewhere, or missing "
+        "from a hand-kept `skills` list, is published by skillpack but never installed by "
+        "that host.",
+        '"skills": ["./skills/pdf"]   (skills/docx/SKILL.md exists)',
+        "Add the skill to the manifest, or let `skillpack plugins` write the skill paths.",
     ),
 )  # fmt: skip
 

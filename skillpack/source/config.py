@@ -89,6 +89,41 @@ INSTALL_SIGNER_KEYS = {
 
 
 @dataclass(frozen=True)
+class ProjectMeta:
+    """What the configuration says about the project besides its skills: the fields
+    ``skillpack plugins`` writes into the host plugin manifests (docs/plugins.md)."""
+
+    name_given: bool = False  #: ``name`` is set (not derived from the directory)
+    version_given: bool = False
+    description: str = ""
+    author: Mapping[str, str] | None = None  #: ``{"name", "email"?, "url"?}``
+    homepage: str = ""
+    repository: str = ""
+    license: str = ""
+    keywords: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()  #: ``[plugins] hosts``: the hosts written by default
+    #: ``[plugins.HOST]``: fields written into that host's plugin manifest
+    extras: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def _meta(table: Mapping[str, Any]) -> ProjectMeta:
+    author = table.get("author")
+    plugins = table.get("plugins", {})
+    return ProjectMeta(
+        name_given="name" in table,
+        version_given="version" in table,
+        description=table.get("description", ""),
+        author={"name": author} if isinstance(author, str) else author,
+        homepage=table.get("homepage", ""),
+        repository=table.get("repository", ""),
+        license=table.get("license", ""),
+        keywords=tuple(table.get("keywords", ())),
+        hosts=tuple(plugins.get("hosts", ())),
+        extras={k: v for k, v in plugins.items() if k != "hosts"},
+    )
+
+
+@dataclass(frozen=True)
 class Config:
     """A loaded, validated configuration with every path made absolute."""
 
@@ -106,6 +141,7 @@ class Config:
     #: catalog groups under the project directory (docs/configuration.md lists them)
     conventional_roots: bool = False
     installs: tuple[InstallDecl, ...] = ()
+    meta: ProjectMeta = field(default_factory=ProjectMeta)
 
     @property
     def source_display(self) -> str:
@@ -243,6 +279,7 @@ def config_from_table(table: Mapping[str, Any], project_dir: Path, source: Path 
         ),
         conventional_roots="roots" not in table,
         installs=tuple(_install_decl(t, project_dir) for t in table.get("install", ())),
+        meta=_meta(table),
     )
     _confine_outputs(config, table, where, prefix_key)
     return config

@@ -123,10 +123,25 @@ _INSTALL_ITEM = _table(
 _BUILD = _table(
     {"output": _nonempty, "compression": lambda v: type(v) is str and v in _COMPRESSIONS}
 )
+_AUTHOR = _table({"name": _nonempty, "email": _nonempty, "url": _nonempty}, required=("name",))
+_HOSTS = ("claude", "codex", "cursor", "gemini")
+_PLUGINS = _table(
+    {
+        "hosts": lambda v: type(v) is list and all(type(h) is str and h in _HOSTS for h in v),
+        **{host: lambda v: type(v) is dict for host in _HOSTS},
+    }
+)
 _TOP = _table(
     {
         "name": lambda v: _string(v, _NAME),
         "version": lambda v: _string(v, _VERSION),
+        "description": _nonempty,
+        "author": lambda v: _nonempty(v) or _AUTHOR(v),
+        "homepage": _nonempty,
+        "repository": _nonempty,
+        "license": _nonempty,
+        "keywords": lambda v: _strings(v, _nonempty),
+        "plugins": _PLUGINS,
         "roots": _roots,
         "include": _strings,
         "exclude": _strings,
