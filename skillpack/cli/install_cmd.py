@@ -73,6 +73,17 @@ def install_command(
             show_default=False,
         ),
     ] = None,
+    plugin: Annotated[
+        str | None,
+        typer.Option(
+            "--plugin",
+            metavar="NAME",
+            help="Install the skills of this plugin of the SOURCE's marketplace "
+            "(.claude-plugin/marketplace.json or .agents/plugins/marketplace.json); the "
+            "lock records the plugin's own source, pinned by commit.",
+            show_default=False,
+        ),
+    ] = None,
     from_skills_lock: Annotated[
         Path | None,
         typer.Option(
@@ -161,7 +172,7 @@ def install_command(
             )
         return _migrate(from_skills_lock, cfg, scope.project)
     if check:
-        if sources or agent or skill or link or force or frozen or upgrade or path:
+        if sources or agent or skill or link or force or frozen or upgrade or path or plugin:
             raise UsageError(
                 "USE000",
                 "--check takes no SOURCE and no other install option",
@@ -189,12 +200,16 @@ def install_command(
     elif sources:
         if path is not None:
             sources = [_with_path(s, path) for s in sources]
+        if plugin is not None:
+            from skillpack.gitsource.plugin import plugin_source
+
+            sources = [plugin_source(s, plugin, Path.cwd()) for s in sources]
         requests = _given(sources, agent or (), skill or (), link, policy, require_signature)
     else:
-        if agent or skill or link:
+        if agent or skill or link or path or plugin:
             raise UsageError(
                 "USE000",
-                "-a/--agent, -s/--skill and --link apply to the SOURCE given",
+                "-a/--agent, -s/--skill, --link, --path and --plugin apply to the SOURCE given",
                 hint="name a SOURCE, or declare the install in [[install]] of skillpack.toml",
             )
         requests = _declared(cfg)

@@ -6,6 +6,7 @@ repository runs (hooks, filters) or is followed (links out of the tree)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -329,3 +330,56 @@ def test_over_the_git_protocol(sp: Run, project: Path, repo: Repo, daemon: str) 
     shutil.rmtree(project / ".claude" / "skills")
     ok(sp("install", "--frozen"))
     assert (project / ".claude/skills/review/SKILL.md").is_file()
+
+
+def test_a_plugin_of_a_marketplace(sp: Run, project: Path, repo: Repo, tmp_path: Path) -> None:
+    """``--plugin NAME``: a relative source of the repository, and a ``url`` and a
+    ``git-subdir`` source of another repository, each installed and pinned by commit."""
+    agent_project(project)
+    other = Repo(tmp_path / "other")
+    skill(other.work, "deploy", "deploy v1")
+    other_commit = commit(other.work, "other")
+    other.push("main")
+    plugin = repo.work / "plugins" / "helper" / "skills" / "helper"
+    plugin.mkdir(parents=True)
+    (plugin / "SKILL.md").write_text("---\nname: helper\ndescription: Helps. Use it.\n---\nhi\n")
+    (repo.work / ".claude-plugin").mkdir()
+    market = {
+        "name": "acme",
+        "owner": {"name": "acme"},
+        "plugins": [
+            {"name": "helper", "source": "./plugins/helper"},
+            {
+                "name": "deployer",
+                "source": {"source": "url", "url": f"file://{other.bare}", "sha": other_commit},
+            },
+            {
+                "name": "sub",
+                "source": {
+                    "source": "git-subdir",
+                    "url": f"file://{other.bare}",
+                    "path": "skills/deploy",
+                },
+            },
+        ],
+    }
+    (repo.work / ".claude-plugin" / "marketplace.json").write_text(json.dumps(market))
+    commit(repo.work, "marketplace")
+    repo.push("main")
+    ok(sp("install", f"{repo.url}@main", "--plugin", "helper", "-a", "claude-code"))
+    lock = read_install_lock(project / LOCK)
+    assert [s.name for s in lock.skills] == ["helper"]
+    assert lock.sources[0].source == f"{repo.url}@main#path=plugins/helper"
+    ok(sp("install", f"{repo.url}@main", "--plugin", "deployer", "-a", "claude-code"))
+    pins = {p.source: p.commit for p in read_install_lock(project / LOCK).sources}
+    assert pins[f"git+file://{other.bare}@{other_commit}"] == other_commit
+    assert (project / ".claude/skills/deploy/SKILL.md").is_file()
+    err = refused(
+        sp("install", f"{repo.url}@main", "--plugin", "nope", "-a", "claude-code"), "PLG004", 2
+    )
+    assert "helper" in err and "marketplace.json" in err and "skillpack-marketplace" not in err
+    ok(sp("uninstall", "deploy"))
+    ok(sp("install", f"{repo.url}@main", "--plugin", "sub", "-a", "claude-code"))
+    assert f"git+file://{other.bare}#path=skills/deploy" in {
+        p.source for p in read_install_lock(project / LOCK).sources
+    }
