@@ -62,7 +62,8 @@ def build_tree(root: Path, output: Path) -> None:
 
     config = config_at(root)
     output.parent.mkdir(parents=True, exist_ok=True)
-    build(config, output=output, lint=False, epoch=EPOCH, write_lock=False)
+    # stored: the bundle is a cache entry, read back at once (deflate would cost the CPU)
+    build(config, output=output, lint=False, epoch=EPOCH, write_lock=False, compression="stored")
 
 
 def open_directory(path: Path) -> TreeBundle:
@@ -117,28 +118,46 @@ def open_git(
     output = cache / "bundles" / f"{_key(spec.shown_url, commit, spec.path or '')}.skp"
     if not output.is_file():
         repo = fetch_commit(spec, commit, cache, ref=ref_name, offline=offline)
-        work = cache / "work"
-        work.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix="export-", dir=work))
-        try:
-            # the tree's directory takes the repository's name: the bundle's default name
-            base = spec.path.rpartition("/")[2] if spec.path else _repo_name(spec)
-            root = staging / base
+        # the tree's directory takes the repository's name: the bundle's default name
+        base = spec.path.rpartition("/")[2] if spec.path else _repo_name(spec)
+        staging: list[Path] = []
+
+        def place(size: int) -> Path:
+            staging.append(Path(tempfile.mkdtemp(prefix="export-", dir=_scratch(cache, size))))
+            root = staging[0] / base
             root.mkdir()
-            exported = export_tree(repo, commit, spec.path, root, label=spec.key)
+            return root
+
+        try:
+            exported = export_tree(repo, commit, spec.path, place, label=spec.key)
             notes += exported.notes
-            build_tree(root, output)
+            build_tree(staging[0] / base, output)
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            for directory in staging:
+                shutil.rmtree(directory, ignore_errors=True)
     return TreeBundle(output, spec.key, commit, tuple(notes))
+
+
+#: where a tree is exported for its build when there is room: memory, not the disk
+SCRATCH = Path("/dev/shm")
+
+
+def _scratch(cache: Path, size: int) -> Path:
+    """The directory a tree of ``size`` bytes is exported into for its build: under
+    :data:`SCRATCH` when it is a writable directory with room for twice the tree (the
+    export lives only until the bundle is built), else the cache's ``work``."""
+    try:
+        stat = os.statvfs(SCRATCH)
+        if os.access(SCRATCH, os.W_OK) and stat.f_bavail * stat.f_frsize > 2 * size + (64 << 20):
+            return SCRATCH
+    except OSError:
+        pass
+    work = cache / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    return work
 
 
 def _repo_name(spec: GitSpec) -> str:
     name = spec.shown_url.rstrip("/").rpartition("/")[2].removesuffix(".git")
     safe = "".join(c if c.isalnum() or c in "._-" else "-" for c in name).strip(".")
     return safe or "skills"
-
-
-def is_directory_source(text: str, base: Path) -> bool:
-    path = Path(text) if os.path.isabs(text) else base / text
-    return path.is_dir()
