@@ -53,7 +53,7 @@ def _key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:40]
 
 
-def build_tree(root: Path, output: Path) -> None:
+def build_tree(root: Path, output: Path, label: str = "") -> None:
     """Build the skills tree at ``root`` (its own ``skillpack.toml`` or ``[tool.skillpack]``
     applies, else the defaults) into ``output``; only the structural rules gate it, as for
     ``skillpack build --no-lint``; nothing is written into ``root``."""
@@ -61,6 +61,18 @@ def build_tree(root: Path, output: Path) -> None:
     from skillpack.source.config import config_at
 
     config = config_at(root)
+    inside = root.resolve()
+    for item in config.roots:
+        if item.path != inside and inside not in item.path.parents:
+            where = config.source.name if config.source is not None else "roots"
+            shown = f"{label}: {where}" if label else str(root / where)
+            raise SkillpackError(
+                "GIT011",
+                f"{shown}: the root {item.path} is outside the tree it configures",
+                Location(shown),
+                hint="a tree installed from git or a directory is built from its own files "
+                "only: its 'roots' must be inside it",
+            )
     output.parent.mkdir(parents=True, exist_ok=True)
     # stored: the bundle is a cache entry, read back at once (deflate would cost the CPU)
     build(config, output=output, lint=False, epoch=EPOCH, write_lock=False, compression="stored")
@@ -131,7 +143,7 @@ def open_git(
         try:
             exported = export_tree(repo, commit, spec.path, place, label=spec.key)
             notes += exported.notes
-            build_tree(staging[0] / base, output)
+            build_tree(staging[0] / base, output, spec.key)
         finally:
             for directory in staging:
                 shutil.rmtree(directory, ignore_errors=True)

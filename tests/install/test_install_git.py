@@ -383,3 +383,18 @@ def test_a_plugin_of_a_marketplace(sp: Run, project: Path, repo: Repo, tmp_path:
     assert f"git+file://{other.bare}#path=skills/deploy" in {
         p.source for p in read_install_lock(project / LOCK).sources
     }
+
+
+def test_a_tree_configuration_cannot_reach_outside_it(
+    sp: Run, project: Path, repo: Repo, tmp_path: Path
+) -> None:
+    """A repository's skillpack.toml naming a root outside the exported tree (to pack the
+    installing user's files into the skills) is refused."""
+    agent_project(project)
+    secret = tmp_path / "secret"
+    skill(secret, "stolen", "private")
+    (repo.work / "skillpack.toml").write_text(f'roots = ["skills", "{secret / "skills"}"]\n')
+    commit(repo.work, "reach out")
+    repo.push("main")
+    refused(sp("install", f"{repo.url}@main", "-a", "claude-code"), "GIT011", 1)
+    assert not (project / ".claude" / "skills" / "stolen").exists()
