@@ -63,13 +63,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--skills-cli", type=Path, default=None, metavar="DIR",
+                        help="a directory where npm installed skills 1.7.4 and node 22 "
+                        "(default: tests/install/skills_cli, installed there)")  # fmt: skip
     args = parser.parse_args()
     WORK.mkdir(exist_ok=True)
     home = WORK / "git-install-home"
     home.mkdir(exist_ok=True)
     bare = prepare(args.skills)
     subprocess.run([PYTHON, "-m", "compileall", "-q", REPO / "skillpack"], check=True)
-    node = skills_cli()
+    if args.skills_cli is not None:
+        modules = args.skills_cli / "node_modules"
+        node = (modules / "node" / "bin" / "node", modules / "skills" / "bin" / "cli.mjs")
+    else:
+        node = skills_cli()
     places = [("disk", WORK / "git-install-out")]
     if Path("/dev/shm").is_dir():
         places.append(("/dev/shm", Path("/dev/shm") / f"skillpack-bench-git-{os.getpid()}"))

@@ -398,3 +398,53 @@ def test_a_tree_configuration_cannot_reach_outside_it(
     repo.push("main")
     refused(sp("install", f"{repo.url}@main", "-a", "claude-code"), "GIT011", 1)
     assert not (project / ".claude" / "skills" / "stolen").exists()
+
+
+def test_from_skills_lock_maps_each_source_type(sp: Run, project: Path, repo: Repo) -> None:
+    """github, git (scp form too) and local entries, in the format skills 1.7.4 writes;
+    other types are reported, not guessed; a lock of another shape is INS017."""
+    lock = {
+        "version": 1,
+        "skills": {
+            "a": {
+                "source": "acme/skills",
+                "ref": "v1",
+                "sourceType": "github",
+                "skillPath": "skills/a/SKILL.md",
+                "computedHash": "0" * 64,
+            },
+            "b": {
+                "source": "acme/skills",
+                "ref": "v1",
+                "sourceType": "github",
+                "computedHash": "0" * 64,
+            },
+            "c": {
+                "source": "git@git.example.com:team/s.git",
+                "sourceType": "git",
+                "sourceUrl": "git@git.example.com:team/s.git",
+                "computedHash": "0" * 64,
+            },
+            "d": {"source": "../repo/work", "sourceType": "local", "computedHash": "0" * 64},
+            "e": {
+                "source": "https://example.com",
+                "sourceType": "well-known",
+                "computedHash": "0" * 64,
+            },
+        },
+    }
+    (project / "skills-lock.json").write_text(json.dumps(lock))
+    out = ok(sp("install", "--from-skills-lock", "skills-lock.json"))
+    assert "skipped e" in out.stderr
+    import tomllib
+
+    tables = tomllib.loads((project / "skillpack.toml").read_text())["install"]
+    assert tables == [
+        {"source": "../repo/work", "skills": ["d"]},
+        {"source": "git+ssh://git@git.example.com/team/s.git", "skills": ["c"]},
+        {"source": "github:acme/skills@v1", "skills": ["a", "b"]},
+    ]
+    (project / "bad.json").write_text('{"version": 2, "skills": {}}')
+    before = (project / "skillpack.toml").read_bytes()
+    refused(sp("install", "--from-skills-lock", "bad.json"), "INS017", 2)
+    assert (project / "skillpack.toml").read_bytes() == before
