@@ -90,6 +90,7 @@ def build(
     progress: Progress | None = None,
     epoch: int | None = None,
     sign: SigningOptions | None = None,
+    write_lock: bool = True,
 ) -> BuildResult:
     """Build the bundle of ``config``'s tree; see ``skillpack build --help``.
 
@@ -113,7 +114,7 @@ def build(
     if output is None:
         refuse_foreign(config, "build.output", config.output_dir)
         refuse_foreign(config, "build.output", target, "bundle", is_bundle_file)
-    if not locked:
+    if not locked and write_lock:
         refuse_foreign(config, "lock", config.lock_path, "lock", is_lock_file)
     archive = Output(target, what="the bundle")
     signature_path: Path | None = None
@@ -174,7 +175,7 @@ def build(
                 "run 'skillpack lock' and commit the result",
                 list(status.lines),
             )
-    else:
+    elif write_lock:
         lock = Output(lock_path, what="the lock")
         if lock.holds(lock_bytes):
             lock = None

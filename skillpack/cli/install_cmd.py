@@ -52,7 +52,8 @@ def install_command(
         list[str] | None,
         typer.Argument(
             metavar="SOURCE",
-            help="A .skp bundle or oci://REGISTRY/REPOSITORY(:TAG|@sha256:DIGEST); with "
+            help="A .skp bundle, a skills directory, oci://REGISTRY/REPOSITORY(:TAG|@sha256:"
+            "DIGEST), git+URL[@REF][#path=DIR] or github:OWNER/REPO[@REF]; with "
             "--upgrade, skill names or sources to upgrade. Default: what the configuration "
             "declares ([[install]]) and the install lock pins.",
             show_default=False,
@@ -70,6 +71,38 @@ def install_command(
         ),
     ] = None,
     global_: GlobalOpt = False,
+    path: Annotated[
+        str | None,
+        typer.Option(
+            "--path",
+            metavar="DIR",
+            help="The subdirectory of the git SOURCEs to install from (the same as the "
+            "source's #path=DIR fragment, which the lock records).",
+            show_default=False,
+        ),
+    ] = None,
+    plugin: Annotated[
+        str | None,
+        typer.Option(
+            "--plugin",
+            metavar="NAME",
+            help="Install the skills of this plugin of the SOURCE's marketplace "
+            "(.claude-plugin/marketplace.json or .agents/plugins/marketplace.json); the "
+            "lock records the plugin's own source, pinned by commit.",
+            show_default=False,
+        ),
+    ] = None,
+    from_skills_lock: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-skills-lock",
+            metavar="FILE",
+            help="Read the skills CLI's skills-lock.json and append the equivalent "
+            "[[install]] tables to skillpack.toml (then 'skillpack install' installs and "
+            "pins them). Installs nothing itself.",
+            show_default=False,
+        ),
+    ] = None,
     link: Annotated[
         bool,
         typer.Option(
@@ -139,8 +172,17 @@ def install_command(
     from skillpack.install.targets import install_scope
 
     scope, cfg, lock_path = install_scope(global_, config)
+    if from_skills_lock is not None:
+        if sources or check or frozen or upgrade or global_:
+            raise UsageError(
+                "USE000",
+                "--from-skills-lock takes no SOURCE and no other install mode",
+                hint="'skillpack install --from-skills-lock skills-lock.json', then "
+                "'skillpack install'",
+            )
+        return _migrate(from_skills_lock, cfg, scope.project)
     if check:
-        if sources or agent or skill or link or force or frozen or upgrade:
+        if sources or agent or skill or link or force or frozen or upgrade or path or plugin:
             raise UsageError(
                 "USE000",
                 "--check takes no SOURCE and no other install option",
@@ -171,18 +213,59 @@ def install_command(
     if upgrade:
         requests = _declared(cfg)
     elif sources:
+        if path is not None:
+            sources = [_with_path(s, path) for s in sources]
+        if plugin is not None:
+            from skillpack.gitsource.plugin import plugin_source
+
+            sources = [plugin_source(s, plugin, Path.cwd()) for s in sources]
         requests = _given(sources, agent or (), skill or (), link, policy, require_signature)
     else:
-        if agent or skill or link:
+        if agent or skill or link or path or plugin:
             raise UsageError(
                 "USE000",
-                "-a/--agent, -s/--skill and --link apply to the SOURCE given",
+                "-a/--agent, -s/--skill, --link, --path and --plugin apply to the SOURCE given",
                 hint="name a SOURCE, or declare the install in [[install]] of skillpack.toml",
             )
         requests = _declared(cfg)
     report = install(requests, settings, _note)
     _print(report, scope, lock_path, frozen, output_format == "json")
     return 0
+
+
+def _migrate(path: Path, cfg: Config | None, project: Path) -> int:
+    from skillpack._internal.words import plural
+    from skillpack.errors import display_path
+    from skillpack.install.migrate import migrate
+
+    done = migrate(path, cfg, project)
+    shown = display_path(done.config_path)
+    for line in done.skipped:
+        _note(f"skipped {line}")
+    for source in done.kept:
+        _note(f"{source}: already declared in {shown}")
+    for source, names in sorted(done.sources.items()):
+        print(f"[[install]] {source}: {', '.join(sorted(names))}")
+    if done.written:
+        tables = plural(len(done.sources), "[[install]] table")
+        print(f"wrote {tables} to {shown}; run 'skillpack install' to install and pin them")
+    else:
+        print(f"nothing to add to {shown}")
+    return 0
+
+
+def _with_path(source: str, path: str) -> str:
+    """``source`` with ``--path DIR`` as its ``#path=DIR`` fragment."""
+    from skillpack.errors import UsageError
+    from skillpack.gitsource.spec import is_git_source, redact
+
+    if not is_git_source(source) or "#" in source:
+        raise UsageError(
+            "USE000",
+            f"--path applies to git sources without a #path= fragment: {redact(source)}",
+            hint="give git+URL[@REF] or github:OWNER/REPO[@REF] with --path DIR",
+        )
+    return f"{source}#path={path}"
 
 
 def _note(message: str) -> None:

@@ -37,6 +37,13 @@ CODES: tuple[ErrorCode, ...] = (
               "published."),
     ErrorCode("GIT009", "the subdirectory is not a directory of the commit", U,
               "Check `#path=DIR` against the repository at that commit."),
+    ErrorCode("GIT010", "the ref moved away from the pinned commit", F,
+              "A tag or branch names another commit than the install lock pins; it is never "
+              "followed silently: `skillpack install --upgrade SOURCE` moves the pin and "
+              "shows what changes."),
+    ErrorCode("GIT011", "the tree's configuration names a root outside the tree", F,
+              "A tree installed from git or a directory is built from its own files only; a "
+              "`skillpack.toml` whose `roots` leave it (`..`, an absolute path) is refused."),
 )  # fmt: skip
 
 register(FAMILY, CODES)

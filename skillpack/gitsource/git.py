@@ -23,7 +23,7 @@ import posixpath
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,10 +194,12 @@ class Exported:
     notes: list[str] = field(default_factory=list)
 
 
-def export_tree(repo: Path, commit: str, path: str | None, dest: Path, *,
-                bounds: Bounds | None = None, label: str = "") -> Exported:  # fmt: skip
+def export_tree(repo: Path, commit: str, path: str | None, dest: Path | Callable[[int], Path],
+                *, bounds: Bounds | None = None, label: str = "") -> Exported:  # fmt: skip
     """Write the tree of ``commit`` (its subdirectory ``path``) into the empty
-    directory ``dest``: regular files only, their bytes as git stores them."""
+    directory ``dest``: regular files only, their bytes as git stores them. ``dest`` may
+    be a function of the tree's byte count (known once the tree is listed, before any
+    byte is read) returning the directory."""
     bounds = bounds or Bounds.from_environ()
     label = label or commit
     treeish = f"{commit}:{path}" if path else f"{commit}^{{tree}}"
@@ -235,6 +237,8 @@ def export_tree(repo: Path, commit: str, path: str | None, dest: Path, *,
             raise _over(label, f"more than {bounds.files} files")
         if result.bytes > bounds.bytes:
             raise _over(label, f"more than {bounds.bytes} bytes")
+    if callable(dest):
+        dest = dest(result.bytes)
     targets = _read_blobs(repo, sorted({oid for oid in links.values()}))
     copies: dict[str, str] = {}
     for name, oid in sorted(links.items()):

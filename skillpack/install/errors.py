@@ -86,7 +86,12 @@ CODES: tuple[ErrorCode, ...] = (
               "needs `--key PUBLIC_KEY`. Other signature options change the signer, and the "
               "upgrade's review shows it."),
     ErrorCode("INS020", "a SOURCE is not a bundle file", U,
-              "Give a `.skp` file or an `oci://` reference."),
+              "Give a `.skp` file, a skills directory, an `oci://` reference or a git "
+              "source."),
+    ErrorCode("INS021", "the skills CLI's `skills-lock.json` cannot be migrated", U,
+              "`--from-skills-lock FILE` reads version 1 of the skills CLI's project lock "
+              "(`{\"version\": 1, \"skills\": {NAME: {source, sourceType, ...}}}`); the "
+              "message names what it could not read. The configuration is not changed."),
 )  # fmt: skip
 
 register(FAMILY, CODES)

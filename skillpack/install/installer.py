@@ -42,7 +42,7 @@ from skillpack.install.lockfile import (
     render_install_lock,
     valid_skill_name,
 )
-from skillpack.install.sources import Opened, is_reference, open_source, source_key
+from skillpack.install.sources import Opened, is_reference, is_remote, open_source, source_key
 from skillpack.install.targets import (
     STAGING_PREFIX,
     Scope,
@@ -222,7 +222,7 @@ def _open_all(
     keyed: list[tuple[str, Request]] = []
     for request in requests:
         key = source_key(
-            request.source if is_reference(request.source) else str(request.base / request.source),
+            request.source if is_remote(request.source) else str(request.base / request.source),
             scope.project,
         )
         earlier = wanted.get(key)
@@ -277,6 +277,8 @@ def _open_all(
                 frozen=settings.frozen,
                 options=registry(asked) if is_reference(key) else None,
                 offline=settings.offline,
+                follow=upgrade is not None and key in upgrade,
+                log=log,
             )
             _keep_the_signer(opened[key], pinned, policy)
     except BaseException:

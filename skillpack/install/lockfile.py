@@ -88,6 +88,7 @@ class SourcePin:
     bundle_digest: str  #: sha256 of the ``.skp`` file
     manifest_digest: str | None = None  #: the OCI manifest's digest (``oci://`` sources)
     signer: Signer | None = None
+    commit: str | None = None  #: the git commit the bundle was built from (git sources)
 
 
 class LockedFile(NamedTuple):
@@ -177,6 +178,8 @@ def render_install_lock(lock: InstallLock) -> bytes:
             f"version = {toml_string(pin.version)}\n"
             f"bundle-digest = {toml_string(pin.bundle_digest)}\n"
         )
+        if pin.commit is not None:
+            out.append(f"commit = {toml_string(pin.commit)}\n")
         if pin.manifest_digest is not None:
             out.append(f"manifest-digest = {toml_string(pin.manifest_digest)}\n")
         if pin.signer is not None:
@@ -261,14 +264,16 @@ def _fast_read(text: str) -> InstallLock:
             i += 1
             keys = ("source", "name", "version", "bundle-digest")
             source, name, version, digest = (value(k) for k in keys)
-            manifest = None
+            commit = manifest = None
+            if i < n and lines[i].startswith("commit = "):
+                commit = value("commit")
             if i < n and lines[i].startswith("manifest-digest = "):
                 manifest = value("manifest-digest")
             signer = None
             if i < n and lines[i].startswith("signer = "):
                 match = take(_SIGNER)
                 signer = Signer(match.group(1), match.group(2), match.group(3))
-            sources.append(SourcePin(source, name, version, digest, manifest, signer))
+            sources.append(SourcePin(source, name, version, digest, manifest, signer, commit))
         elif lines[i] == "[[skills]]\n":
             i += 1
             name, source, skill_path = (value(k) for k in ("name", "source", "skill-path"))
@@ -351,6 +356,7 @@ def _pin(table: Mapping[str, Any]) -> SourcePin:
         table["bundle-digest"],
         table.get("manifest-digest"),
         Signer(signer["mode"], signer["identity"], signer.get("issuer")) if signer else None,
+        table.get("commit"),
     )
 
 
@@ -383,6 +389,8 @@ def _check(lock: InstallLock, where: str) -> None:
         for digest in (pin.bundle_digest, pin.manifest_digest):
             if digest is not None and not DIGEST_RE.fullmatch(digest):
                 raise _error(f"source {pin.source!r}: malformed digest {digest!r}", where)
+        if pin.commit is not None and not _COMMIT.fullmatch(pin.commit):
+            raise _error(f"source {pin.source!r}: malformed commit {pin.commit!r}", where)
     names: set[str] = set()
     directories: set[str] = set()
     for skill in lock.skills:
@@ -456,6 +464,7 @@ def check_scope(lock: InstallLock, scope: Scope, where: str) -> None:
                 )
 
 
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,254}")
 
 

@@ -27,6 +27,7 @@ from skillpack.install.lockfile import Signer, SourcePin
 
 if TYPE_CHECKING:
     from skillpack.bundle.reader import Bundle
+    from skillpack.gitsource.tree import TreeBundle
     from skillpack.manifest import Manifest
     from skillpack.registry.options import ClientOptions
     from skillpack.signing.policy import SignaturePolicy
@@ -41,6 +42,13 @@ def is_reference(source: str) -> bool:
     return source.startswith(SCHEME)
 
 
+def is_remote(source: str) -> bool:
+    """An ``oci://`` reference or a git source: not a path."""
+    from skillpack.gitsource.spec import is_git_source
+
+    return is_reference(source) or is_git_source(source)
+
+
 def source_key(text: str, project: Path) -> str:
     """How the lock records a source: an ``oci://`` reference as normalised, a file by
     its path relative to the project (``/``-separated; ``../vendor/x.skp`` outside it,
@@ -50,6 +58,10 @@ def source_key(text: str, project: Path) -> str:
         from skillpack.registry.reference import parse_reference
 
         return str(parse_reference(text))
+    from skillpack.gitsource.spec import is_git_source, parse_git_source
+
+    if is_git_source(text):
+        return parse_git_source(text).key
     path = Path(os.path.abspath(text))
     try:
         return path.relative_to(project).as_posix()
@@ -149,14 +161,29 @@ def open_source(
     frozen: bool = False,
     options: ClientOptions | None = None,
     offline: bool = False,
+    follow: bool = False,
+    log: Callable[[str], None] | None = None,
 ) -> Opened:
     """Open ``source`` (a lock name, see :func:`source_key`) verified. ``pinned``: its
     pin in the install lock, used unless ``resolve``; ``frozen``: check that the source
-    still serves it (``INS007``). ``policy``: check the signature (``SIG…``)."""
+    still serves it (``INS007``). ``policy``: check the signature (``SIG…``). A git
+    source or a directory is built into a bundle in the cache first
+    (:mod:`skillpack.gitsource.tree`); ``follow`` (``--upgrade``): a git ref that moved
+    is followed (and reported to ``log``), never otherwise."""
     checked = policy is not None and policy.requested
     if policy is not None and checked:
         policy.validate()  # bad options stop the command before any network
-    if is_reference(source):
+    commit = None
+    signatures: tuple[Path, ...]
+    tree = _tree(source, project, pinned, resolve=resolve, follow=follow, offline=offline)
+    if tree is not None:
+        path, manifest_digest, label, refetch = tree.path, None, tree.label, None
+        signatures = (policy.signature,) if policy is not None and policy.signature else ()
+        commit = tree.commit
+        for note in tree.notes:
+            if log is not None:
+                log(note)
+    elif is_reference(source):
         path, manifest_digest, signatures, label, refetch = _fetch(
             source,
             pinned,
@@ -214,11 +241,39 @@ def open_source(
             if verified is not None
             else None
         )
-        pin = SourcePin(source, manifest.name, manifest.version, digest, manifest_digest, signer)
+        pin = SourcePin(
+            source, manifest.name, manifest.version, digest, manifest_digest, signer, commit
+        )
         return Opened(source, path, pin, verified, label, bundle)
     except BaseException:
         bundle.close()
         raise
+
+
+def _tree(
+    source: str,
+    project: Path,
+    pinned: SourcePin | None,
+    *,
+    resolve: bool,
+    follow: bool,
+    offline: bool,
+) -> TreeBundle | None:
+    """A git source or a directory as the bundle built from it; None for others."""
+    from skillpack.gitsource.spec import is_git_source
+
+    if is_git_source(source):
+        from skillpack.gitsource.tree import open_git
+
+        commit = pinned.commit if pinned is not None else None
+        return open_git(source, pinned=commit, resolve_ref=resolve, follow=follow,
+                        offline=offline)  # fmt: skip
+    path = Path(source) if Path(source).is_absolute() else project / source
+    if is_reference(source) or not path.is_dir():
+        return None
+    from skillpack.gitsource.tree import open_directory
+
+    return open_directory(path)
 
 
 def _fetch(

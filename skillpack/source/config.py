@@ -61,7 +61,9 @@ class InstallDecl:
     """One ``[[install]]`` table: skills the project installs into agent directories
     (``skillpack install`` with no SOURCE installs them; docs/install.md)."""
 
-    source: str  #: a ``.skp`` path (relative to the configuration's directory) or ``oci://``
+    #: a ``.skp`` path or a directory (relative to the configuration's directory),
+    #: ``oci://``, or a git source (``git+URL[@REF][#path=DIR]``, ``github:OWNER/REPO``)
+    source: str
     skills: tuple[str, ...] = ()  #: frontmatter names; empty: every skill
     agents: tuple[str, ...] = ()  #: agent names; empty: the agents found in the project
     link: bool = False
@@ -399,6 +401,17 @@ def load_config(path: Path) -> Config:
 def default_config(project_dir: Path) -> Config:
     project_dir = project_dir.resolve()
     return config_from_table({}, project_dir, None)
+
+
+def config_at(directory: Path) -> Config:
+    """The configuration of the tree at ``directory`` itself (its ``skillpack.toml`` or
+    ``[tool.skillpack]`` of its ``pyproject.toml``; never one above it), else the defaults."""
+    if (directory / CONFIG_FILE).is_file():
+        return load_config(directory / CONFIG_FILE)
+    pyproject = directory / PYPROJECT
+    if pyproject.is_file() and _has_tool_table(pyproject):
+        return load_config(pyproject)
+    return default_config(directory)
 
 
 def resolve_config(paths: Sequence[Path] = (), config_file: Path | None = None) -> Config:

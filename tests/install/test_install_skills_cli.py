@@ -36,10 +36,13 @@ def skills_cli() -> tuple[Path, Path]:
     return node, script
 
 
-def skills_list(skills_cli: tuple[Path, Path], project: Path, env: dict[str, str]) -> Any:
+def run_skills(
+    skills_cli: tuple[Path, Path], project: Path, env: dict[str, str], *args: str
+) -> subprocess.CompletedProcess[str]:
+    """``skills ARGS`` in ``project``, with the test's environment and no telemetry."""
     node, script = skills_cli
     proc = subprocess.run(
-        [str(node), str(script), "list", "--json"],
+        [str(node), str(script), *args],
         cwd=project,
         env={
             "PATH": "/usr/bin:/bin",
@@ -50,10 +53,14 @@ def skills_list(skills_cli: tuple[Path, Path], project: Path, env: dict[str, str
         },
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def skills_list(skills_cli: tuple[Path, Path], project: Path, env: dict[str, str]) -> Any:
+    return json.loads(run_skills(skills_cli, project, env, "list", "--json").stdout)
 
 
 @pytest.mark.parametrize("layout", ["copy", "link"])
