@@ -57,7 +57,11 @@ def test_install_from_a_registry_pins_the_manifest_digest(
     # --upgrade follows the tag (version 2 is unsigned: the signer policy refuses it)
     refused(sp("install", "--upgrade", "--require-signature", "--key", keys[1], extra=env),
             "SIG001", 1)  # fmt: skip
-    proc = ok(sp("install", "--upgrade", extra=env))
+    # without signature options the pinned signer still applies (it is part of the pin)
+    refused(sp("install", "--upgrade", extra=env), "INS019", 1)
+    ok(sp("sign", v2, "--key", keys[0], extra=env))
+    ok(sp("push", v2, tag, extra=env))  # now with its signature as a referrer
+    proc = ok(sp("install", "--upgrade", "--key", keys[1], extra=env))
     assert "~ version: 1.0.0 -> 2.0.0" in proc.stdout
     assert tree_files(installed)["scripts/check.sh"] == b"#!/bin/sh\necho 2.0.0\n"
     assert f'manifest-digest = "{digest}"' not in (project / LOCK).read_text()
