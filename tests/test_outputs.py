@@ -407,7 +407,8 @@ def test_write_failures_are_coded_errors_naming_the_users_path(
     assert run_cli("build", project, "-o", bundle).returncode == 0
     cases = [
         (["build", project, "-o", tmp_path / "somedir"], "OUT002", 2, "somedir"),
-        (["build", project, "-o", f"{tmp_path}/somedir/"], "OUT002", 2, "somedir"),
+        # a FILE option ending in '/' names a directory: refused before anything else
+        (["build", project, "-o", f"{tmp_path}/somedir/"], "USE000", 2, "ends with '/'"),
         (["lint", project, "-o", a_file / "report.txt"], "OUT002", 2, "plain.txt/report.txt"),
         (["build", project, "-o", long_name], "OUT002", 2, "n" * 300),
         (["sign", bundle, "--key", tmp_path / "k", "-o", tmp_path / "somedir"], "OUT002", 2,
