@@ -21,6 +21,21 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: the keys that name a signer in ``[[install]]`` tables and policy ``[[source]]``
+#: rules, and the ``SignaturePolicy`` fields they set (the verify options, as keys)
+SIGNER_KEYS = {
+    "key": "key",
+    "cert-identity": "cert_identity",
+    "cert-oidc-issuer": "cert_oidc_issuer",
+    "repository": "repository",
+    "workflow-ref": "workflow_ref",
+    "workflow-name": "workflow_name",
+    "workflow-trigger": "workflow_trigger",
+    "workflow-sha": "workflow_sha",
+    "trust-config": "trust_config",
+    "staging": "staging",
+}
+
 #: ``--accept SKILL:CODE`` of install, pull and serve (repeatable)
 ACCEPT_FLAG = "--accept"
 ACCEPT_HELP = (

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillpack._internal.options import SIGNER_KEYS
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the codes)
 
@@ -49,19 +50,6 @@ PROJECT_FILE = "skillpack-policy.toml"
 #: the largest policy file read
 MAX_BYTES = 1 << 20
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-#: the signer keys of a [[source]] table: those of [[install]] (docs/install.md)
-SIGNER_KEYS = {
-    "key": "key",
-    "cert-identity": "cert_identity",
-    "cert-oidc-issuer": "cert_oidc_issuer",
-    "repository": "repository",
-    "workflow-ref": "workflow_ref",
-    "workflow-name": "workflow_name",
-    "workflow-trigger": "workflow_trigger",
-    "workflow-sha": "workflow_sha",
-    "trust-config": "trust_config",
-    "staging": "staging",
-}
 
 
 @dataclass(frozen=True)

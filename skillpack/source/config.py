@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillpack._internal.options import SIGNER_KEYS
 from skillpack._internal.schemas import schema_path, validation_errors
 from skillpack._internal.uri import SKILL_MD
 from skillpack.errors import ConfigError, Location, missing_path
@@ -74,18 +75,7 @@ class InstallDecl:
 
 
 #: ``[[install]]`` keys that name the signer, and the policy fields they set
-INSTALL_SIGNER_KEYS = {
-    "key": "key",
-    "cert-identity": "cert_identity",
-    "cert-oidc-issuer": "cert_oidc_issuer",
-    "repository": "repository",
-    "workflow-ref": "workflow_ref",
-    "workflow-name": "workflow_name",
-    "workflow-trigger": "workflow_trigger",
-    "workflow-sha": "workflow_sha",
-    "trust-config": "trust_config",
-    "staging": "staging",
-}
+INSTALL_SIGNER_KEYS = SIGNER_KEYS
 
 
 @dataclass(frozen=True)
