@@ -26,7 +26,7 @@ from skillpack.install.lockfile import (
     InstallLock,
     render_install_lock,
 )
-from skillpack.install.targets import Scope, choose_agents
+from skillpack.install.targets import Scope, choose_agents, confined
 
 Log = Callable[[str], None]
 
@@ -146,6 +146,15 @@ def uninstall(
             if agents
             else None
         )
+        # every agent directory is confined before the first delete: one that leads out
+        # of the project through a link (the agent directory itself a link) is INS008,
+        # and nothing is removed anywhere
+        for skill in lock.skills:
+            if skill.name in names:
+                for d in skill.directories:
+                    parent = scope.path_of(d.path).parent
+                    if os.path.lexists(parent):
+                        confined(parent, scope)
         report = RemoveReport()
         keep: list[InstalledSkill] = []
         for skill in lock.skills:

@@ -86,3 +86,23 @@ def test_a_name_that_cannot_be_a_directory_says_which_rule(tmp_path: Path) -> No
     proc = run_cli("install", out, "-a", "claude-code", cwd=project)
     assert proc.returncode == 1 and "INS009" in proc.stderr, proc.stderr
     assert "named '-dash'" in proc.stderr and "(not '.' or '-')" in proc.stderr
+
+
+def test_uninstall_never_follows_an_agent_directory_out_of_the_project(
+    tmp_path: Path, bundle: Path
+) -> None:
+    """.claude/skills replaced by a link to a directory outside the project that holds
+    a skill of the same name: uninstall refuses (INS008) and removes nothing, there or
+    anywhere."""
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    assert run_cli("install", bundle, "-a", "claude-code", cwd=project).returncode == 0
+    outside = tmp_path / "outside" / "skills"
+    shutil.copytree(project / ".claude" / "skills", outside)
+    shutil.rmtree(project / ".claude" / "skills")
+    (project / ".claude" / "skills").symlink_to(outside)
+    lock = (project / "skillpack-install.lock").read_text()
+    proc = run_cli("uninstall", "refunds", cwd=project)
+    assert proc.returncode == 2 and "INS008" in proc.stderr, proc.stderr
+    assert (outside / "refunds" / "SKILL.md").is_file()
+    assert (project / "skillpack-install.lock").read_text() == lock
