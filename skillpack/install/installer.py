@@ -649,7 +649,15 @@ def _place(
             placement = Placement(name, placement.source, placement.skill_path, merged,
                                   old.link or placement.link)  # fmt: skip
         elif old is not None:
-            report.notes.append(f"{name}: now from {placement.source} (was {old.source})")
+            # the skill from another source: every directory it was installed in is
+            # rewritten from the new one and stays recorded (none is left unmanaged)
+            merged = _merge_targets(old.targets, placement.targets)
+            placement = Placement(name, placement.source, placement.skill_path, merged,
+                                  old.link or placement.link)  # fmt: skip
+            shown = ", ".join(sorted(settings.scope.shown(t.directory) for t in merged))
+            report.notes.append(
+                f"{name}: now from {placement.source} (was {old.source}), in {shown}"
+            )
         placements[name] = placement
     if settings.frozen:
         for name, placement in placements.items():

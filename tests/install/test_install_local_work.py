@@ -119,3 +119,27 @@ def test_a_source_outside_the_project_is_pinned_relative_and_unsigned_is_said(
     again = run_cli("install", "--frozen", cwd=moved / "p")
     assert again.returncode == 0, again.stderr
     assert (moved / "p" / ".claude" / "skills" / "refunds" / "SKILL.md").is_file()
+
+
+def test_a_skill_from_another_source_keeps_every_directory(tmp_path: Path, bundle: Path) -> None:
+    """Installed for one agent from b.skp, then for another from c.skp: both directories
+    stay recorded (none becomes 'unmanaged'), --check is clean and uninstall removes
+    both."""
+    for name in ("b.skp", "c.skp"):
+        (tmp_path / name).write_bytes(bundle.read_bytes())
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    first = run_cli("install", tmp_path / "b.skp", "-a", "universal", "-s", "refunds", cwd=project)
+    assert first.returncode == 0, first.stderr
+    second = run_cli("install", tmp_path / "c.skp", "-a", "claude-code", "-s", "refunds",
+                     cwd=project)  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    assert "refunds: now from ../c.skp (was ../b.skp), in .agents/skills, .claude/skills" in (
+        second.stdout
+    )
+    check = run_cli("install", "--check", cwd=project)
+    assert check.returncode == 0 and "unmanaged" not in check.stdout, check.stdout
+    gone = run_cli("uninstall", "refunds", cwd=project)
+    assert gone.returncode == 0, gone.stderr
+    assert not (project / ".agents/skills/refunds").exists()
+    assert not (project / ".claude/skills/refunds").exists()
