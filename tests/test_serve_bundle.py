@@ -26,6 +26,10 @@ FORBIDDEN = (
         "skillpack.source.config",
         "skillpack.source.discovery",
         "skillpack._internal.schemas",
+        # the content scan compiles its patterns on a file's first read, not at start;
+        # without a policy file or --accept the policy package is not read at all
+        "skillpack.scan",
+        "skillpack.policy",
     ),
 )
 

@@ -38,15 +38,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillpack._internal.options import SIGNER_KEYS
+from skillpack._internal.options import POLICY_ENV, POLICY_PROJECT_FILE, SIGNER_KEYS
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the codes)
 
 if TYPE_CHECKING:
     from skillpack.policy.admission import Accept
 
-ENV = "SKILLPACK_POLICY"
-PROJECT_FILE = "skillpack-policy.toml"
+ENV = POLICY_ENV
+PROJECT_FILE = POLICY_PROJECT_FILE
 #: the largest policy file read
 MAX_BYTES = 1 << 20
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")

@@ -22,8 +22,10 @@ from skillpack._internal.cliparse import Parser, show_default
 from skillpack._internal.options import (
     ACCEPT_FLAG,
     ACCEPT_HELP,
+    POLICY_ENV,
     POLICY_FLAG,
     POLICY_HELP,
+    POLICY_PROJECT_FILE,
     add_option_arguments,
     at_least,
     converter,
@@ -419,16 +421,14 @@ def _options(args: argparse.Namespace) -> ServeOptions:
 def _admission(args: argparse.Namespace) -> Policy | None:
     """The consumer's policy (``--policy``, the user's, the project's) with ``--accept``;
     None when there is neither a policy file nor an ``--accept`` (nothing is imported)."""
-    from skillpack.policy.file import ENV, PROJECT_FILE
-
     project = Path.cwd()
     user = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     if not (
         args.accept
         or args.policy
-        or os.environ.get(ENV)
+        or os.environ.get(POLICY_ENV)
         or (user / "skillpack" / "policy.toml").is_file()
-        or any((d / PROJECT_FILE).is_file() for d in (project, *project.parents))
+        or any((d / POLICY_PROJECT_FILE).is_file() for d in (project, *project.parents))
     ):
         return None
     from skillpack.policy.admission import parse_accepts
