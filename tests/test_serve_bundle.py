@@ -15,6 +15,10 @@ from mcp_wire import HANG_GUARD_S, request_line
 from tests._bundles import Change, edit_lock, rewrite, set_entry
 from tests.conftest import EXAMPLES, cli_env, run_cli
 
+#: The content scan compiles its patterns on a file's first read (admission), not at
+#: start, and the policy package is read only with a policy file or --accept: a test that
+#: reads a file sees them.
+FIRST_READ = ("skillpack.scan", "skillpack.policy")
 #: Modules that must not be imported on the serve path (bundle mode).
 FORBIDDEN = (
     *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec", "requests"),
@@ -26,10 +30,7 @@ FORBIDDEN = (
         "skillpack.source.config",
         "skillpack.source.discovery",
         "skillpack._internal.schemas",
-        # the content scan compiles its patterns on a file's first read, not at start;
-        # without a policy file or --accept the policy package is not read at all
-        "skillpack.scan",
-        "skillpack.policy",
+        *FIRST_READ,
     ),
 )
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.conftest import cli_env
 from tests.http.conftest import start_server
-from tests.test_serve_bundle import FORBIDDEN
+from tests.test_serve_bundle import FIRST_READ, FORBIDDEN
 
 #: uvicorn's command line, which ``uvicorn/__init__.py`` imports.
 UVICORN_CLI = ("uvicorn.main", "uvicorn.supervisors", "click", "watchfiles")
@@ -34,7 +34,8 @@ def test_the_http_path_leaves_uvicorns_command_line_out(examples_skp: Path) -> N
         name
         for name in imported
         for bad in (*FORBIDDEN, *UVICORN_CLI)
-        if name == bad or name.startswith(bad + ".")
+        if bad not in FIRST_READ  # a file was read: the scan judged it
+        and (name == bad or name.startswith(bad + "."))
     )
     assert heavy == []
 
