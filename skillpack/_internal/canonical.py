@@ -11,6 +11,7 @@ never produces them).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 #: A value JSON can hold (what the strict frontmatter reader produces).
@@ -35,3 +36,16 @@ def same_json(a: Any, b: Any) -> bool:
         return canonical_json(a) == canonical_json(b)
     except ValueError:
         return False
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string a JSON value holds, keys included, in document order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from skillpack._internal.canonical import strings_in
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.manifest import FileEntry, Manifest, SkillEntry
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the ADM codes)
@@ -126,6 +127,20 @@ class Admission:
         )
 
 
+def _flagged(
+    skill: SkillEntry,
+    file: FileEntry,
+    found: ScanFinding,
+    accepts: Sequence[Accept],
+    block: frozenset[str],
+) -> Flagged:
+    """One finding judged: a warning whose code is in ``block`` (a policy's ``[scan]
+    block``) refuses as an error does; accepted when an accept covers it."""
+    if found.code in block and found.severity != ERROR:
+        found = replace(found, severity=ERROR)
+    return Flagged(skill, file, found, any(a.covers(skill, file, found.code) for a in accepts))
+
+
 def judge_file(
     skill: SkillEntry,
     file: FileEntry,
@@ -133,15 +148,8 @@ def judge_file(
     accepts: Sequence[Accept] = (),
     block: frozenset[str] = frozenset(),
 ) -> list[Flagged]:
-    """The scan's findings in one verified file of ``skill``; a warning whose code is in
-    ``block`` (a policy's ``[scan] block``) refuses as an error does."""
-    flagged = []
-    for found in scan_file(file.path, data):
-        if found.code in block and found.severity != ERROR:
-            found = replace(found, severity=ERROR)
-        flagged.append(Flagged(skill, file, found, any(a.covers(skill, file, found.code)
-                                                       for a in accepts)))  # fmt: skip
-    return flagged
+    """The scan's findings in one verified file of ``skill``."""
+    return [_flagged(skill, file, found, accepts, block) for found in scan_file(file.path, data)]
 
 
 def admit(
@@ -178,11 +186,7 @@ def admit(
     admission = Admission()
     for entry, findings in zip(files, (f for part in found for f in part), strict=True):
         skill = owner[entry.uri]
-        for finding in findings:
-            if finding.code in block and finding.severity != ERROR:
-                finding = replace(finding, severity=ERROR)
-            accepted = any(a.covers(skill, entry, finding.code) for a in accepts)
-            admission.flagged.append(Flagged(skill, entry, finding, accepted))
+        admission.flagged += [_flagged(skill, entry, f, accepts, block) for f in findings]
     return admission
 
 
@@ -194,30 +198,11 @@ def judge_frontmatter(
     is not ASCII (hidden characters need a code point beyond it), judged as text of the
     skill's ``SKILL.md``."""
     skill_md = skill.files[0]
-    texts = [t for t in _strings(skill.frontmatter) if not t.isascii()]
     flagged: list[Flagged] = []
-    for text in texts:
+    for text in strings_in(skill.frontmatter):
+        if text.isascii():
+            continue
         for found in scan_file(skill_md.path, text.encode("utf-8", "surrogatepass")):
-            if found.code in block and found.severity != ERROR:
-                found = replace(found, severity=ERROR)
-            accepted = any(a.covers(skill, skill_md, found.code) for a in accepts)
             where = replace(found, line=0, column=0, message=f"frontmatter: {found.message}")
-            flagged.append(Flagged(skill, skill_md, where, accepted))
+            flagged.append(_flagged(skill, skill_md, where, accepts, block))
     return flagged
-
-
-def _strings(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [t for k, v in value.items() for t in (*_strings(k), *_strings(v))]
-    if isinstance(value, list):
-        return [t for item in value for t in _strings(item)]
-    return []
-
-
-def unused_accepts(accepts: Sequence[Accept], admission: Admission) -> list[Accept]:
-    """The accepts that covered nothing (a typo, or a finding that is gone)."""
-    used = {(f.skill.name, f.finding.code) for f in admission.accepted}
-    used |= {(f.skill.skill_path, f.finding.code) for f in admission.accepted}
-    return [a for a in accepts if (a.skill, a.code) not in used]

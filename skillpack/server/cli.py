@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -517,11 +517,13 @@ def _judge_listings(mounts: list[Mount], args: argparse.Namespace) -> None:
     host by skills/list) carries what the content scan refuses. Only values that are
     not ASCII are judged (hidden characters need them), so a plain tree costs one pass
     over its strings and no import of the scan."""
+    from skillpack._internal.canonical import strings_in
+
     suspects = [
         skill
         for mount in mounts
         for skill in mount.source.manifest.skills
-        if not all(text.isascii() for text in _texts(skill.frontmatter))
+        if not all(text.isascii() for text in strings_in(skill.frontmatter))
     ]
     if not suspects:
         return
@@ -531,18 +533,6 @@ def _judge_listings(mounts: list[Mount], args: argparse.Namespace) -> None:
     accepts, block = (admission.accepts, admission.block) if admission else ((), frozenset())
     found = Admission([f for skill in suspects for f in judge_frontmatter(skill, accepts, block)])
     found.check(", ".join(m.origin for m in mounts), "not serving")
-
-
-def _texts(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _texts(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _texts(item)
 
 
 def _policy_name(text: str) -> str:
