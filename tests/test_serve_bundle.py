@@ -16,9 +16,10 @@ from tests._bundles import Change, edit_lock, rewrite, set_entry
 from tests.conftest import EXAMPLES, cli_env, run_cli
 
 #: The content scan compiles its patterns on a file's first read (admission), not at
-#: start, and the policy package is read only with a policy file or --accept: a test that
-#: reads a file sees them.
-FIRST_READ = ("skillpack.scan", "skillpack.policy")
+#: start, and a policy file is read only when there is one (or --accept): a test that
+#: reads a file sees them. (``skillpack.policy.places``, which finds policy files with
+#: pathlib alone, is imported at start.)
+FIRST_READ = ("skillpack.scan", "skillpack.policy.admission", "skillpack.policy.file")
 #: Modules that must not be imported on the serve path (bundle mode).
 FORBIDDEN = (
     *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec", "requests"),

@@ -42,9 +42,6 @@ ACCEPT_HELP = (
     "let in a content-scan finding after review: the rule CODE (SP5xx) for the skill SKILL "
     "(its name or skill path); repeatable"
 )
-#: the environment variable naming the user's policy file, and a project's policy file
-POLICY_ENV = "SKILLPACK_POLICY"
-POLICY_PROJECT_FILE = "skillpack-policy.toml"
 #: ``--policy FILE`` of install, pull and serve
 POLICY_FLAG = "--policy"
 POLICY_HELP = (

@@ -76,7 +76,8 @@ def pull(
     from skillpack.cli.oci import default_output, fetch_verified, write_pulled
     from skillpack.errors import display_path
     from skillpack.policy.admission import parse_accepts
-    from skillpack.policy.file import load_policy, project_of, signature_policy
+    from skillpack.policy.file import load_policy, signature_policy
+    from skillpack.policy.places import project_of
     from skillpack.registry.reference import parse_reference
 
     admission = load_policy(policy_file, project_of(Path.cwd()), os.environ)

@@ -38,15 +38,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillpack._internal.options import POLICY_ENV, POLICY_PROJECT_FILE, SIGNER_KEYS
+from skillpack._internal.options import SIGNER_KEYS
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the codes)
+from skillpack.policy.places import ENV, PROJECT_FILE, user_policy
 
 if TYPE_CHECKING:
     from skillpack.policy.admission import Accept
 
-ENV = POLICY_ENV
-PROJECT_FILE = POLICY_PROJECT_FILE
 #: the largest policy file read
 MAX_BYTES = 1 << 20
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -130,7 +129,7 @@ def load_policy(
     project's ``skillpack-policy.toml`` (in ``project``, when given and present)."""
     env = os.environ if environ is None else environ
     layers: list[Layer] = []
-    user = explicit or _user_policy(env)
+    user = explicit or user_policy(env)
     if user is not None:
         layers.append(read_layer(user, project_layer=False, required=explicit is not None
                                  or bool(env.get(ENV))))  # fmt: skip
@@ -138,16 +137,6 @@ def load_policy(
         layers.append(read_layer(project / PROJECT_FILE, project_layer=True))
     _check_signers_agree(layers)
     return Policy(tuple(layers))
-
-
-def project_of(start: Path) -> Path | None:
-    """The project holding ``start`` for pull and serve: the nearest directory with a
-    ``skillpack-policy.toml``, ``skillpack.toml`` or ``pyproject.toml``; None if none."""
-    for directory in (start, *start.parents):
-        if any((directory / name).is_file() for name in (PROJECT_FILE, "skillpack.toml",
-                                                          "pyproject.toml")):  # fmt: skip
-            return directory
-    return None
 
 
 def signature_policy(policy: Policy, source: str, given: Any) -> Any:
@@ -177,18 +166,6 @@ def signature_policy(policy: Policy, source: str, given: Any) -> Any:
                 "exactly its signer",
             )
     return given
-
-
-def _user_policy(env: Mapping[str, str]) -> Path | None:
-    if env.get(ENV):
-        return Path(env[ENV])
-    base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else None
-    if base is None and env.get("HOME"):
-        base = Path(env["HOME"]) / ".config"
-    if base is None:
-        return None
-    path = base / "skillpack" / "policy.toml"
-    return path if path.is_file() else None
 
 
 def _error(path: Path, key: str, message: str, text: str = "", hint: str = "") -> UsageError:

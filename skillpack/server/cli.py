@@ -22,10 +22,8 @@ from skillpack._internal.cliparse import Parser, show_default
 from skillpack._internal.options import (
     ACCEPT_FLAG,
     ACCEPT_HELP,
-    POLICY_ENV,
     POLICY_FLAG,
     POLICY_HELP,
-    POLICY_PROJECT_FILE,
     add_option_arguments,
     at_least,
     converter,
@@ -421,20 +419,16 @@ def _options(args: argparse.Namespace) -> ServeOptions:
 def _admission(args: argparse.Namespace) -> Policy | None:
     """The consumer's policy (``--policy``, the user's, the project's) with ``--accept``;
     None when there is neither a policy file nor an ``--accept`` (nothing is imported)."""
-    project = Path.cwd()
-    user = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    if not (
-        args.accept
-        or args.policy
-        or os.environ.get(POLICY_ENV)
-        or (user / "skillpack" / "policy.toml").is_file()
-        or any((d / POLICY_PROJECT_FILE).is_file() for d in (project, *project.parents))
-    ):
+    from skillpack.policy.places import PROJECT_FILE, project_of, user_policy
+
+    project = project_of(Path.cwd())
+    listed = project is not None and (project / PROJECT_FILE).is_file()
+    if not (args.accept or args.policy or listed or user_policy(os.environ)):
         return None
     from skillpack.policy.admission import parse_accepts
-    from skillpack.policy.file import load_policy, project_of
+    from skillpack.policy.file import load_policy
 
-    policy = load_policy(args.policy, project_of(project), os.environ)
+    policy = load_policy(args.policy, project, os.environ)
     return policy.with_accepts(parse_accepts(args.accept))
 
 
