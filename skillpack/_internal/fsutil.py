@@ -65,9 +65,9 @@ def output_error(exc: OSError, shown: str, what: str, action: str = "write") -> 
     1). The message gives the system's reason, never the name of a temporary file."""
     reason = exc.strerror or type(exc).__name__
     if exc.errno == errno.ENOTDIR:
-        culprit = _file_in_the_way(shown)
-        if culprit is not None:
-            reason = f"{display_path(culprit)} is a file, not a directory"
+        culprit = not_a_directory(os.path.dirname(os.path.abspath(shown)))
+        if culprit is not None and culprit[1] == "not a directory":
+            reason = f"{display_path(culprit[0])} is a file, not a directory"
     if exc.errno in _NOT_A_FILE:
         return SkillpackError(
             "OUT002",
@@ -83,15 +83,24 @@ def output_error(exc: OSError, shown: str, what: str, action: str = "write") -> 
     )
 
 
-def _file_in_the_way(shown: str) -> str | None:
-    """The nearest parent of ``shown`` that exists and is not a directory (what makes a
-    path "Not a directory"), or None."""
-    path = os.path.dirname(os.path.abspath(shown))
-    while path and path != os.path.dirname(path):
-        if os.path.lexists(path):
-            return None if os.path.isdir(path) else path
-        path = os.path.dirname(path)
-    return None
+def not_a_directory(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """(entry, why) when ``path`` cannot be a directory: the nearest of it and its
+    parents that exists is not a directory (``why``: "not a directory"), or cannot be
+    looked at (``why``: the system's reason); None when that one is a directory (or
+    nothing exists up to the root)."""
+    current = os.path.abspath(path)
+    while True:
+        try:
+            st = os.stat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            parent = os.path.dirname(current)
+            if parent == current:
+                return None
+            current = parent
+            continue
+        except OSError as exc:
+            return current, exc.strerror or str(exc)
+        return None if stat.S_ISDIR(st.st_mode) else (current, "not a directory")
 
 
 def _kind(mode: int) -> str:

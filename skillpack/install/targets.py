@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,23 +152,12 @@ def can_hold_directories(directory: Path, shown: str, what: str = "an agent dire
     """Refuse (``INS018``, exit 2) a ``directory`` that exists and is not one, or one
     that cannot be made because a component of its path is a file (``.claude`` a file,
     ``HOME`` naming a file): before anything is written, never a traceback."""
-    path = directory
-    while True:
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            if path.parent == path:
-                return
-            path = path.parent
-            continue
-        except NotADirectoryError:
-            path = path.parent
-            continue
-        except OSError as exc:
-            raise _not_a_directory(directory, shown, what, path, exc.strerror or str(exc)) from None
-        if not stat.S_ISDIR(st.st_mode):
-            raise _not_a_directory(directory, shown, what, path, "not a directory")
-        return
+    from skillpack._internal.fsutil import not_a_directory
+
+    culprit = not_a_directory(directory)
+    if culprit is not None:
+        path, why = culprit
+        raise _not_a_directory(directory, shown, what, Path(path), why)
 
 
 def _not_a_directory(
