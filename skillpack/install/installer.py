@@ -851,12 +851,10 @@ def _keep_the_signer(
         return
     signer = pinned.signer
     if signer.mode == "keyless" and signer.issuer:
-        from skillpack.signing.policy import SignaturePolicy
+        from skillpack.signing.policy import SignaturePolicy, default_signature_path
         from skillpack.signing.verify import verify_any_signature
 
         kept = SignaturePolicy(cert_identity=signer.identity, cert_oidc_issuer=signer.issuer)
-        from skillpack.signing.policy import default_signature_path
-
         verified = verify_any_signature(
             opened.path, (default_signature_path(opened.path),), kept, label=opened.label,
             bundle=opened.bundle,
