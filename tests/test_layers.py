@@ -33,6 +33,7 @@ FLOORS: dict[str, int] = {
     "skillpack.registry": 7,
     "skillpack.gitsource": 7,
     "skillpack.policy": 7,
+    "skillpack.fetch": 7,  # the one verified fetch: pull, install, serve
     "skillpack.install": 8,
     "skillpack.server": 8,
     "skillpack.client": 8,

@@ -56,9 +56,9 @@ import threading
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Literal
 
+from skillpack._internal.closing import Closing
 from skillpack.bundle import (
     FORMAT_VERSION,
     INDEX_ENTRY,
@@ -337,7 +337,7 @@ def _parsed_lock_manifest(lock: bytes, index: bytes) -> Manifest:
     return parsed.manifest
 
 
-class Bundle:
+class Bundle(Closing):
     """An open bundle: a :class:`~skillpack.content.ContentSource` over a ``.skp`` file."""
 
     def __init__(self, path: Path, mode: Mode, keep: int = 0) -> None:
@@ -671,17 +671,6 @@ class Bundle:
 
     def close(self) -> None:
         self._file.close()
-
-    def __enter__(self) -> Bundle:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def open_bundle(path: str | os.PathLike[str], *, mode: Mode = "full", keep: int = 0) -> Bundle:

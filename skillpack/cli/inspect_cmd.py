@@ -38,23 +38,22 @@ def inspect_command(
     An oci:// BUNDLE is fetched into the cache first (manifest and archive digests
     checked; registry options as for pull)."""
     from skillpack.bundle.inspect import describe_bundle
-    from skillpack.bundle.reader import open_bundle
-    from skillpack.cli.oci import is_reference
     from skillpack.cli.output import echo_json, plural
-    from skillpack.errors import display_path
+    from skillpack.fetch import is_reference
 
     shown: str
     if is_reference(source):
-        from skillpack.cli.oci import naming_failures
-        from skillpack.registry import fetch_bundle
+        from skillpack.fetch import fetch_verified
 
         options = flags(username, password_stdin, insecure_registry, timeout).client_options()
-        fetched = fetch_bundle(source, offline=offline, signatures=False, options=options)
-        bundle, shown = fetched.bundle_path, str(fetched.reference)
-        with naming_failures(fetched), open_bundle(bundle, mode="full") as opened:
-            info = describe_bundle(opened)
+        with fetch_verified(source, options=options, offline=offline) as fetched:
+            shown = fetched.reference
+            info = describe_bundle(fetched.bundle)
         info["reference"] = shown
     else:
+        from skillpack.bundle.reader import open_bundle
+        from skillpack.errors import display_path
+
         bundle = Path(source)
         shown = display_path(bundle)
         with open_bundle(bundle, mode="full") as opened:

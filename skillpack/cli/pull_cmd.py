@@ -73,8 +73,9 @@ def pull(
     else ~/.cache/skillpack/oci): a digest pulled once needs no network again.
     """
     from skillpack._internal.fsutil import Output
-    from skillpack.cli.oci import default_output, fetch_verified, write_pulled
     from skillpack.errors import display_path
+    from skillpack.fetch import fetch_verified
+    from skillpack.fetch.pulled import default_output, write_pulled
     from skillpack.policy.admission import parse_accepts
     from skillpack.policy.file import load_policy, signature_policy
     from skillpack.policy.places import project_of
@@ -88,16 +89,26 @@ def pull(
     if output is not None:
         Output(output, what="the pulled bundle")  # a path that cannot be written: refused now
     options = flags(username, password_stdin, insecure_registry, timeout).client_options()
-    pulled = fetch_verified(reference, policy, options, offline=offline, admission=admission)
-    target = output if output is not None else default_output(pulled)
-    written = write_pulled(pulled, target)
+    with fetch_verified(
+        reference,
+        options=options,
+        policy=policy,
+        offline=offline,
+        signatures=True,
+        admission=admission,
+    ) as pulled:
+        target = output if output is not None else default_output(pulled)
+        written = write_pulled(pulled, target)
+    if pulled.stale:
+        print("note: the cached copy had changed since it was fetched: fetched again",
+              file=sys.stderr)  # fmt: skip
     for note in pulled.notes:
         print(f"note: {note}", file=sys.stderr)
     for line in pulled.scanned:
         print(f"scan: {line}", file=sys.stderr)
     # with -o -, stdout carries the bundle: what was done goes to stderr
     report = sys.stderr if str(target) == "-" else sys.stdout
-    source = "from the cache" if pulled.fetched.from_cache else "from the registry"
+    source = "from the cache" if pulled.fetch.from_cache else "from the registry"
     print(f"pulled {pulled.reference} ({source})", file=report)
     print(pulled.summary(), file=report)
     for path in written.written:

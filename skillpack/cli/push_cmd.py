@@ -63,8 +63,8 @@ def push(
     --password-stdin, SKILLPACK_REGISTRY_USERNAME and SKILLPACK_REGISTRY_PASSWORD, or
     the docker configuration (DOCKER_CONFIG, credential helpers).
     """
-    from skillpack.cli.oci import push_file
     from skillpack.errors import display_path
+    from skillpack.fetch.publish import push_file
     from skillpack.signing.errors import unusable
 
     if (signing.requested or signing.output is not None) and not sign:

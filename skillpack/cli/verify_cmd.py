@@ -6,8 +6,9 @@ referrers."""
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,6 +26,9 @@ from skillpack.cli.registry_options import (
 )
 from skillpack.cli.signing_options import with_policy_options
 from skillpack.signing.policy import SignaturePolicy
+
+if TYPE_CHECKING:
+    from skillpack.signing.verify import VerifiedBundle
 
 app = CommandApp()
 
@@ -64,129 +68,153 @@ def verify(
     its signature one of its referrers. Without identity or key options the signature
     is not checked, and verify says so; --require-signature makes that a failure.
     """
-    from skillpack.cli.oci import is_reference
-    from skillpack.cli.output import echo_json, plural
-    from skillpack.errors import display_path
+    from skillpack.fetch import is_reference
 
-    if require_signature and not policy.requested:
-        from skillpack.signing.errors import unusable
-
-        raise unusable(
-            "SIG020",
-            "--require-signature: no signer to check the signature against",
-            hint="pass --cert-identity ID --cert-oidc-issuer URL (or --repository "
-            "OWNER/REPO for GitHub Actions), or --key PUBLIC_KEY",
-        )
+    if require_signature:
+        policy.validate()  # no signer given: SIG020, worded as serve's
     if is_reference(source):
-        _verify_pulled(
+        report = _verify_pulled(
             source,
             policy,
             flags(username, password_stdin, insecure_registry, timeout),
             offline=offline,
-            as_json=output_format == "json",
         )
-        return
-    bundle = Path(source)
+    else:
+        report = _verify_file(Path(source), policy, checked=require_signature)
+    _print(report, output_format == "json")
 
-    if require_signature or policy.requested or policy.signature is not None:
-        from skillpack.signing.verify import verify_signed_bundle
 
-        signed = verify_signed_bundle(bundle, policy)
-        if output_format == "json":
-            statement = signed.statement
-            echo_json(
-                {
-                    "bundle": display_path(signed.archive),
-                    "name": statement.bundle_name,
-                    "version": statement.bundle_version,
-                    "archive-digest": statement.archive_digest,
-                    "lock-digest": statement.lock_digest,
-                    "files": len(statement.files),
-                    "signature": _signature_json(signed),
-                    "signature-status": "verified",
-                }
-            )
-        else:
-            print(signed.summary())
-        return
-    from skillpack.bundle.verify import verify_bundle
+@dataclass(frozen=True)
+class _Report:
+    """What verify found, one shape for a file and an ``oci://`` bundle, signed or not."""
+
+    where: str  #: the path, or the reference by digest
+    name: str
+    version: str
+    skills: int
+    files: int
+    archive_digest: str
+    lock_digest: str
+    verified: VerifiedBundle | None  #: the signature checked
+    signature_file: Path | None = None  #: beside a file, not checked
+    referrers: int | None = None  #: an oci:// bundle's signature referrers
+
+
+def _verify_file(bundle: Path, policy: SignaturePolicy, *, checked: bool) -> _Report:
+    from skillpack.errors import display_path
+    from skillpack.fetch.verified import checks
     from skillpack.signing.policy import default_signature_path
 
-    report = verify_bundle(bundle)
+    if checked or checks(policy):
+        from skillpack.bundle.reader import open_bundle
+        from skillpack.signing.verify import verify_signed_bundle
+
+        signed = verify_signed_bundle(bundle, policy)  # the archive's bytes first: SIG010
+        statement = signed.statement
+        with open_bundle(bundle, mode="fast") as opened:  # the skills: verified by now
+            skills = len(opened.manifest.skills)
+        return _Report(
+            display_path(bundle),
+            statement.bundle_name,
+            statement.bundle_version,
+            skills,
+            len(statement.files),
+            statement.archive_digest,
+            statement.lock_digest,
+            signed,
+        )
+    from skillpack.bundle.verify import verify_bundle
+
+    found = verify_bundle(bundle)
     beside = default_signature_path(bundle)
-    present = beside.is_file()
-    if output_format == "json":
+    return _Report(
+        display_path(found.path),
+        found.name,
+        found.version,
+        found.skills,
+        found.files,
+        found.archive_digest,
+        found.lock_digest,
+        None,
+        beside if beside.is_file() else None,
+    )
+
+
+def _verify_pulled(
+    reference: str, policy: SignaturePolicy, registry: Any, *, offline: bool
+) -> _Report:
+    from skillpack.fetch import fetch_verified
+
+    # without signature options the referrers are fetched best effort, only to say
+    # whether the bundle has a signature (as verify says of a file beside a local one)
+    with fetch_verified(
+        reference,
+        options=registry.client_options(),
+        policy=policy,
+        offline=offline,
+        signatures=True,
+    ) as pulled:
+        for note in pulled.notes:
+            print(f"note: {note}", file=sys.stderr)
+        assert pulled.archive_digest is not None  # a full open
+        return _Report(
+            pulled.reference,
+            pulled.name,
+            pulled.version,
+            pulled.skills,
+            pulled.files,
+            pulled.archive_digest,
+            pulled.lock_digest,
+            pulled.verified,
+            referrers=len(pulled.fetch.signature_paths),
+        )
+
+
+def _print(report: _Report, as_json: bool) -> None:
+    from skillpack.cli.output import echo_json, plural
+    from skillpack.errors import display_path
+    from skillpack.fetch import signer_line
+
+    present = report.signature_file is not None or bool(report.referrers)
+    status = "verified" if report.verified else "not-checked" if present else "absent"
+    if as_json:
         echo_json(
             {
-                "bundle": display_path(report.path),
+                "bundle": report.where,
                 "name": report.name,
                 "version": report.version,
                 "archive-digest": report.archive_digest,
                 "lock-digest": report.lock_digest,
                 "skills": report.skills,
                 "files": report.files,
-                "signature": None,
-                "signature-status": "not-checked" if present else "absent",
-                "signature-file": display_path(beside) if present else None,
+                "signature": None if report.verified is None else _signature_json(report.verified),
+                "signature-status": status,
+                "signature-file": (
+                    display_path(report.signature_file) if report.signature_file else None
+                ),
+                "signature-referrers": report.referrers,
             }
         )
         return
     print(
-        f"OK {display_path(report.path)}: {report.name} {report.version}, "
+        f"OK {report.where}: {report.name} {report.version}, "
         f"{plural(report.skills, 'skill')}, {plural(report.files, 'file')} verified"
     )
     print(f"  archive {report.archive_digest}")
     print(f"  lock    {report.lock_digest}")
-    if present:
-        print(f"  signature: present ({display_path(beside)}), not checked ({CHECK_OPTIONS})")
-    else:
-        print("  signature: none")
-
-
-def _verify_pulled(
-    reference: str, policy: SignaturePolicy, registry: Any, *, offline: bool, as_json: bool
-) -> None:
-    from skillpack.cli.oci import fetch_verified
-    from skillpack.cli.output import echo_json, plural
-
-    # without signature options the referrers are fetched best effort, only to say
-    # whether the bundle has a signature (as verify says of a file beside a local one)
-    pulled = fetch_verified(
-        reference, policy, registry.client_options(), offline=offline, signatures=True
-    )
-    for note in pulled.notes:
-        print(f"note: {note}", file=sys.stderr)
-    referrers = len(pulled.fetched.signature_paths)
-    if as_json:
-        unchecked = "not-checked" if referrers else "absent"
-        echo_json(
-            {
-                "bundle": pulled.reference,
-                "name": pulled.name,
-                "version": pulled.version,
-                "archive-digest": pulled.archive_digest,
-                "lock-digest": pulled.lock_digest,
-                "skills": pulled.skills,
-                "files": pulled.files,
-                "signature": None if pulled.verified is None else _signature_json(pulled.verified),
-                "signature-status": unchecked if pulled.verified is None else "verified",
-                "signature-referrers": referrers,
-            }
-        )
-        return
-    print(pulled.summary())
-    print(f"  archive {pulled.archive_digest}")
-    print(f"  lock    {pulled.lock_digest}")
-    if pulled.verified is not None:  # a verified one's summary names the signer
-        return
-    if referrers:
-        found = plural(referrers, "signature referrer")
+    if report.verified is not None:
+        print(f"  signature: verified, {signer_line(report.verified)}")
+    elif report.signature_file is not None:
+        shown = display_path(report.signature_file)
+        print(f"  signature: present ({shown}), not checked ({CHECK_OPTIONS})")
+    elif report.referrers:
+        found = plural(report.referrers, "signature referrer")
         print(f"  signature: present ({found}), not checked ({CHECK_OPTIONS})")
     else:
         print("  signature: none")
 
 
-def _signature_json(signed: Any) -> dict[str, Any]:
+def _signature_json(signed: VerifiedBundle) -> dict[str, Any]:
     from skillpack.errors import display_path
 
     return {

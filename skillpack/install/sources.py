@@ -19,9 +19,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 
+from skillpack._internal.closing import Closing
 from skillpack.errors import Location, SkillpackError, missing_path
 from skillpack.install.lockfile import Signer, SourcePin
 
@@ -74,7 +74,7 @@ def source_key(text: str, project: Path) -> str:
 
 
 @dataclass
-class Opened:
+class Opened(Closing):
     """A source opened for installing: what it resolved to, and its verified bundle.
 
     A source at an unchanged pin is verified only when a byte of it is needed
@@ -113,30 +113,19 @@ class Opened:
     def bundle(self) -> Bundle:
         """The bundle, opened in full on first use (checked against the pin)."""
         if self._bundle is None:
-            from skillpack.bundle.reader import open_bundle
+            from skillpack.fetch import open_verified
 
-            bundle = open_bundle(self.path, mode="full", keep=KEEP)
-            digest = bundle.archive_digest()
-            if digest != self.pin.bundle_digest:
-                bundle.close()
+            opened = open_verified(self.path, label=self.label, keep=KEEP)
+            if opened.archive_digest != self.pin.bundle_digest:
+                opened.close()
+                digest = str(opened.archive_digest)
                 raise _moved(self.source, self.pin.bundle_digest, digest, frozen=False)
-            self._bundle = bundle
+            self._bundle = opened.bundle
         return self._bundle
 
     def close(self) -> None:
         if self._bundle is not None:
             self._bundle.close()
-
-    def __enter__(self) -> Opened:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _moved(source: str, pinned: str, now: str, frozen: bool) -> SkillpackError:
@@ -177,25 +166,25 @@ def open_source(
     signatures: tuple[Path, ...]
     tree = _tree(source, project, pinned, resolve=resolve, follow=follow, offline=offline)
     if tree is not None:
-        path, manifest_digest, label, refetch = tree.path, None, tree.label, None
+        path, label = tree.path, tree.label
         signatures = (policy.signature,) if policy is not None and policy.signature else ()
         commit = tree.commit
         for note in tree.notes:
             if log is not None:
                 log(note)
     elif is_reference(source):
-        path, manifest_digest, signatures, label, refetch = _fetch(
+        return _open_reference(
             source,
             pinned,
+            policy if checked else None,
             resolve=resolve,
             frozen=frozen,
             options=options,
             offline=offline,
-            signatures=checked,
         )
     else:
         path = Path(source) if Path(source).is_absolute() else project / source
-        manifest_digest, label, refetch = None, source, None
+        label = source
         signatures = (policy.signature,) if policy is not None and policy.signature else ()
         if not signatures:
             from skillpack.signing.policy import default_signature_path
@@ -211,43 +200,50 @@ def open_source(
                 )
             raise missing_path(path, hint="give a .skp file or an oci:// reference")
     if pinned is not None and not resolve and not checked:
-        if manifest_digest is None:  # a file: its digest, without opening it yet
-            from skillpack.manifest import file_digest
+        from skillpack.manifest import file_digest  # its digest, without opening it yet
 
-            digest, _ = file_digest(path)
-            if digest != pinned.bundle_digest:
-                raise _moved(source, pinned.bundle_digest, digest, frozen)
+        digest, _ = file_digest(path)
+        if digest != pinned.bundle_digest:
+            raise _moved(source, pinned.bundle_digest, digest, frozen)
         return Opened(source, path, pinned, None, label)
-    from skillpack.bundle.reader import open_bundle
+    from skillpack.fetch import open_verified
 
-    bundle = open_bundle(path, mode="full", keep=KEEP)
+    opened = open_verified(
+        path,
+        label=label,
+        keep=KEEP,
+        policy=policy if checked else None,
+        signatures=signatures,
+    )
     try:
-        digest = bundle.archive_digest()
-        moved = pinned is not None and manifest_digest is None and digest != pinned.bundle_digest
+        digest = str(opened.archive_digest)
+        moved = pinned is not None and digest != pinned.bundle_digest
         if moved and (frozen or not resolve):
             assert pinned is not None
             raise _moved(source, pinned.bundle_digest, digest, frozen)
-        verified = None
-        if policy is not None and checked:
-            from skillpack.signing.verify import verify_any_signature
-
-            # signatures pushed after the first fetch are not in the cache's record
-            verified = verify_any_signature(
-                path, signatures, policy, label=label, bundle=bundle, refresh=refetch
-            )
-        manifest = bundle.manifest
-        signer = (
-            Signer(verified.mode, verified.signer, verified.issuer)
-            if verified is not None
-            else None
-        )
-        pin = SourcePin(
-            source, manifest.name, manifest.version, digest, manifest_digest, signer, commit
-        )
-        return Opened(source, path, pin, verified, label, bundle)
+        return _opened(source, path, opened.bundle, digest, None, opened.verified, label, commit)
     except BaseException:
-        bundle.close()
+        opened.close()
         raise
+
+
+def _opened(
+    source: str,
+    path: Path,
+    bundle: Bundle,
+    digest: str,
+    manifest_digest: str | None,
+    verified: VerifiedBundle | None,
+    label: str,
+    commit: str | None = None,
+) -> Opened:
+    """An opened source and the pin it resolved to."""
+    manifest = bundle.manifest
+    signer = Signer(verified.mode, verified.signer, verified.issuer) if verified else None
+    pin = SourcePin(
+        source, manifest.name, manifest.version, digest, manifest_digest, signer, commit
+    )
+    return Opened(source, path, pin, verified, label, bundle)
 
 
 def _tree(
@@ -276,48 +272,56 @@ def _tree(
     return open_directory(path)
 
 
-def _fetch(
+def _open_reference(
     source: str,
     pinned: SourcePin | None,
+    policy: SignaturePolicy | None,
     *,
     resolve: bool,
     frozen: bool,
     options: ClientOptions | None,
     offline: bool,
-    signatures: bool,
-) -> tuple[Path, str, tuple[Path, ...], str, Callable[[], tuple[Path, ...]]]:
-    """Fetch an ``oci://`` source into the cache: (bundle file, manifest digest,
-    signature files, label, a function fetching the signatures again or None). The
-    signature referrers are fetched only when they will be checked (``signatures``):
-    an install without a signer policy never depends on them."""
-    from skillpack.registry import fetch_bundle
+) -> Opened:
+    """An ``oci://`` source through the one verified fetch (:mod:`skillpack.fetch`), at
+    its pin unless ``resolve``. The signature referrers are fetched only when they will
+    be checked (``policy``): an install without a signer policy never depends on them.
+    At an unchanged pin with nothing to check, the bundle is fetched (its blob hashed
+    into the cache) and opened only when a byte of it is needed."""
+    from skillpack.fetch import fetch_unopened, fetch_verified
     from skillpack.registry.reference import parse_reference
 
     reference = parse_reference(source)
-    at_pin = pinned is not None and pinned.manifest_digest is not None and not resolve
-    if pinned is not None and pinned.manifest_digest is not None and frozen:
+    pinned_at = pinned.manifest_digest if pinned is not None else None
+    at_pin = pinned_at is not None and not resolve
+    if pinned_at is not None and frozen:
         if reference.digest is None:  # a tag: it must still point at the pin
-            now = fetch_bundle(reference, options=options, offline=offline, signatures=False)
-            if now.manifest_digest != pinned.manifest_digest:
-                raise _moved(source, pinned.manifest_digest, now.manifest_digest, True)
+            now = fetch_unopened(reference, options=options, offline=offline)
+            if now.manifest_digest != pinned_at:
+                raise _moved(source, pinned_at, now.manifest_digest, True)
         at_pin = True
     if at_pin:
-        assert pinned is not None and pinned.manifest_digest is not None
-        reference = reference.by_digest(pinned.manifest_digest)
-    fetched = fetch_bundle(reference, options=options, offline=offline, signatures=signatures)
-    label = str(fetched.reference)
-
-    def refetch() -> tuple[Path, ...]:
-        if offline or not fetched.from_cache:
-            return ()
-        again = fetch_bundle(fetched.reference, options=options, refresh_signatures=True)
-        return again.signature_paths
-
-    if (
-        pinned is not None
-        and pinned.manifest_digest is not None
-        and fetched.manifest_digest != pinned.manifest_digest
-        and (frozen or not resolve)
-    ):
-        raise _moved(source, pinned.manifest_digest, fetched.manifest_digest, frozen)
-    return fetched.bundle_path, fetched.manifest_digest, fetched.signature_paths, label, refetch
+        assert pinned_at is not None
+        reference = reference.by_digest(pinned_at)
+    if at_pin and policy is None:
+        fetched = fetch_unopened(reference, options=options, offline=offline)
+        assert pinned is not None
+        return Opened(source, fetched.bundle_path, pinned, None, str(fetched.reference))
+    got = fetch_verified(
+        reference,
+        options=options,
+        policy=policy,
+        offline=offline,
+        signatures=policy is not None,
+        keep=KEEP,
+    )
+    try:
+        manifest_digest = got.fetch.manifest_digest
+        if pinned_at is not None and manifest_digest != pinned_at and (frozen or not resolve):
+            raise _moved(source, pinned_at, manifest_digest, frozen)
+        digest = str(got.archive_digest)
+        return _opened(
+            source, got.path, got.bundle, digest, manifest_digest, got.verified, got.reference
+        )
+    except BaseException:
+        got.close()
+        raise

@@ -36,13 +36,12 @@ from skillpack.server.transports import http_defaults as defaults
 from skillpack.signing.options import add_require_signature_arguments, required_policy
 
 if TYPE_CHECKING:
+    from skillpack.bundle.reader import Bundle
     from skillpack.policy.file import Policy
-    from skillpack.registry import FetchResult
     from skillpack.server.content import VerifiedReader
     from skillpack.server.handlers import ServeOptions
     from skillpack.server.sources import Mount
     from skillpack.signing.policy import SignaturePolicy
-    from skillpack.signing.verify import VerifiedBundle
 
 DESCRIPTION = """\
 Serve skills over MCP (stdio or HTTP) from bundles, oci:// or directories.
@@ -460,39 +459,24 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
         if any(check is not None for check in checks) and policy is None:
             policy = next(check for check in checks if check is not None)
 
-    def load(sources: list[_Source]) -> list[Mount]:
-        sources = _check_signatures(sources, policy, args, info)
-        return load_mounts(
-            [s.path for s in sources],
+    sources: list[_Source] = []
+    try:
+        for source in args.sources:
+            sources.append(_resolve(source, args, policy, info))
+        sources = _check_signatures(sources, policy, info)
+        mounts = load_mounts(
+            [s.bundle if s.bundle is not None else s.path for s in sources],
             prefixes,
             lint=args.lint,
             log=info,
             origins=[s.origin for s in sources],
         )
-
-    sources = [_resolve(source, args, policy is not None, info) for source in args.sources]
-    try:
-        mounts = load(sources)
-    except SkillpackError:
-        # a bundle blob taken from the cache at its size (the reader checks the lock,
-        # the index and every file against their digests): hash it now, and fetch again
-        # one that changed since it was written
-        from skillpack.registry import check_cached_bundle
-
-        stale = [
-            i
-            for i, s in enumerate(sources)
-            if s.unchecked is not None and not check_cached_bundle(s.unchecked)
-        ]
-        if not stale:
-            raise
-    else:
-        return _judged(mounts, args)
-    for i in stale:
-        info(f"{sources[i].origin}: the cached copy had changed since it was fetched")
-        # by digest: the same bundle, even when the source named a tag
-        sources[i] = _resolve(sources[i].origin, args, policy is not None, info, check_blob=True)
-    return _judged(load(sources), args)
+    except BaseException:
+        for opened in sources:
+            if opened.bundle is not None:
+                opened.bundle.close()
+        raise
+    return _judged(mounts, args)
 
 
 def _judged(mounts: list[Mount], args: argparse.Namespace) -> list[Mount]:
@@ -694,36 +678,28 @@ def _serve_http(args: argparse.Namespace) -> int:
 
 @dataclass(frozen=True)
 class _Source:
-    """A source given on the command line: a path, or a bundle pulled into the cache."""
+    """A source given on the command line: a path, or a bundle pulled into the cache
+    and opened verified (its signature checked when a policy asks)."""
 
     path: Path
     origin: str  #: as logged: the path given, or the reference by digest
-    pulled: bool = False
-    signatures: tuple[Path, ...] = ()  #: a pulled bundle's signature referrers
-    from_cache: bool = False
-    notes: tuple[str, ...] = ()  #: what the fetch left out (a referrer gone, say)
-    unchecked: FetchResult | None = None  #: a fetch whose cached blob was not hashed
+    bundle: Bundle | None = None  #: a pulled bundle, open
 
 
 def _resolve(
     text: str,
     args: argparse.Namespace,
-    signatures: bool,
+    policy: SignaturePolicy | None,
     info: Callable[[str], None],
-    *,
-    refresh: bool = False,
-    check_blob: bool = False,
 ) -> _Source:
-    """A path, or an ``oci://`` reference fetched into the content-addressed cache (the
-    registry package, and ``requests`` when the network is needed, are imported only
-    here). The fetch checks the manifest against its digest and a blob it downloads
-    against the manifest; a blob already cached is taken at its size unless
-    ``check_blob`` (the reader checks its lock, index and every file against their
-    digests, and :func:`_mounts` hashes it when that fails); the bundle is then
-    checked as any bundle file is."""
+    """A path, or an ``oci://`` reference through the one verified fetch
+    (:mod:`skillpack.fetch`: the registry package, and ``requests`` when the network is
+    needed, are imported only here), opened fast: the lock, the index and the archive's
+    directory now, every file against its digest on its first read, as for any bundle
+    file; with ``policy``, one of its signature referrers verified first."""
     if not text.startswith(OCI_SCHEME):
         return _Source(Path(text), text)
-    from skillpack.registry import fetch_bundle
+    from skillpack.fetch import fetch_verified
     from skillpack.registry.options import NO_REGISTRY, ClientOptions
     from skillpack.registry.reference import parse_reference
 
@@ -735,84 +711,54 @@ def _resolve(
         insecure=args.insecure_registry,
         environment_registry=None if len(registries) <= 1 else NO_REGISTRY,
     )
-    fetched = fetch_bundle(
+    fetched = fetch_verified(
         text,
-        offline=args.offline,
-        signatures=signatures,
         options=options,
-        refresh_signatures=refresh,
-        verify_cached_blob=check_blob,
+        policy=policy,
+        offline=args.offline,
+        signatures=policy is not None,
+        mode="fast",
     )
-    origin = str(fetched.reference)
+    origin = fetched.reference
+    result = fetched.fetch
     info(
-        f"{origin}: {'from the cache' if fetched.from_cache else 'pulled'} "
-        f"({fetched.bundle_size} bytes, {fetched.bundle_digest})"
+        f"{origin}: {'from the cache' if result.from_cache else 'pulled'} "
+        f"({result.bundle_size} bytes, {result.bundle_digest})"
     )
+    if fetched.stale:
+        info(f"{origin}: the cached copy had changed since it was fetched: fetched again")
     for note in fetched.notes:
         info(f"{origin}: note: {note}")
-    return _Source(
-        fetched.bundle_path,
-        origin,
-        True,
-        fetched.signature_paths,
-        fetched.from_cache,
-        fetched.notes,
-        None if fetched.bundle_checked else fetched,
-    )
+    if fetched.verified is not None:
+        info(fetched.verified.summary())
+    return _Source(fetched.path, origin, fetched.bundle)
 
 
 def _check_signatures(
     sources: list[_Source],
     policy: SignaturePolicy | None,
-    args: argparse.Namespace,
     info: Callable[[str], None],
 ) -> list[_Source]:
     """With ``--require-signature``: every source must be a bundle whose signature
-    (``BUNDLE.sigstore.json``, or for an ``oci://`` source one of its signature
-    referrers) verifies under the policy, before anything is served. Returns the
-    sources (a pulled one fetched again when its cached signatures did not verify:
-    the cache holds those seen at its first fetch, the registry may have newer)."""
+    (``BUNDLE.sigstore.json``; a pulled one's referrers were checked by its fetch)
+    verifies under the policy, before anything is served."""
     if policy is None:
         return sources
-    from skillpack.signing.errors import SignatureError
     from skillpack.signing.verify import enforce_signature
 
-    checked: list[_Source] = []
     for source in sources:
-        verified: VerifiedBundle | None
-        if source.pulled:
-            try:
-                verified = _verify_pulled(source, policy)
-            except SignatureError:
-                if not source.from_cache or args.offline:
-                    raise
-                source = _resolve(source.origin, args, True, info, refresh=True)
-                verified = _verify_pulled(source, policy)
-        elif source.path.is_dir():
+        if source.bundle is not None:
+            continue
+        if source.path.is_dir():
             raise UsageError(
                 "SRV010",
                 f"{source.path} is a directory: only bundles carry signatures",
                 hint="build and sign a bundle, or drop --require-signature",
             )
-        else:
-            verified = enforce_signature(source.path, policy)
+        verified = enforce_signature(source.path, policy)
         if verified is not None:
             info(verified.summary())
-        checked.append(source)
-    return checked
-
-
-def _verify_pulled(source: _Source, policy: SignaturePolicy) -> VerifiedBundle:
-    """One of a pulled bundle's signature referrers must verify; a refusal names what
-    the fetch left out (a referrer listed but gone from the registry, say)."""
-    from skillpack.signing.errors import SignatureError
-    from skillpack.signing.verify import verify_any_signature
-
-    try:
-        return verify_any_signature(source.path, source.signatures, policy, label=source.origin)
-    except SignatureError as exc:
-        exc.details.extend(note for note in source.notes if note not in exc.details)
-        raise
+    return sources
 
 
 if __name__ == "__main__":  # pragma: no cover

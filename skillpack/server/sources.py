@@ -112,20 +112,23 @@ def load_dir_source(path: Path, *, lint: bool, log: Log) -> ContentSource:
 
 
 def load_mounts(
-    paths: Sequence[Path],
+    paths: Sequence[Path | ContentSource],
     prefixes: Sequence[str],
     *,
     lint: bool,
     log: Log = stderr_log,
     origins: Sequence[str] | None = None,
 ) -> list[Mount]:
-    """Open every source: a directory is served from its tree, a file as a bundle.
+    """Open every source: a directory is served from its tree, a file as a bundle, a
+    source already open (a bundle pulled through the verified fetch) as it is.
     ``origins`` name the sources in messages (default: their paths)."""
     mounts: list[Mount] = []
     names = [str(p) for p in paths] if origins is None else list(origins)
     try:
         for path, prefix, origin in zip(paths, prefixes, names, strict=True):
-            if path.is_dir():
+            if not isinstance(path, Path):
+                source, kind = path, "bundle"
+            elif path.is_dir():
                 source, kind = load_dir_source(path, lint=lint, log=log), "directory"
             elif path.is_file():
                 source, kind = load_bundle_source(path), "bundle"

@@ -92,8 +92,9 @@ class SignaturePolicy:
         if not (self.cert_identity or self.repository):
             raise unusable(
                 "SIG020",
-                "no signer given: pass --cert-identity ID --cert-oidc-issuer URL "
-                "(or --repository OWNER/REPO for GitHub Actions), or --key PUBLIC_KEY",
+                "no signer to check the signature against",
+                hint="pass --cert-identity ID --cert-oidc-issuer URL (or --repository "
+                "OWNER/REPO for GitHub Actions), or --key PUBLIC_KEY",
             )
         if self.issuer is None:
             raise unusable(

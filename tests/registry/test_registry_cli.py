@@ -121,7 +121,8 @@ def test_key_mode_round_trip_through_the_cli(
     out = tmp_path / "out"
     pulled_tag = ok(skillpack("pull", tagged, "--key", public, "-o", out / "a.skp", env=env))
     assert f"pulled {by_digest} (from the registry)" in pulled_tag.stdout
-    assert f"OK: {by_digest} signed by key" in pulled_tag.stdout
+    assert f"OK {by_digest}: oci-demo 1.2.3, 2 skills" in pulled_tag.stdout
+    assert "verified; signed by key" in pulled_tag.stdout
     assert (out / "a.skp").read_bytes() == built
     assert (out / "a.skp.sigstore.json").read_bytes() == signature
     pulled_digest = ok(skillpack("pull", by_digest, "--key", public, env=env, cwd=out))
@@ -151,7 +152,8 @@ def test_key_mode_round_trip_through_the_cli(
     assert files_under(out) == before
 
     verified = ok(skillpack("verify", by_digest, "--key", public, env=env))
-    assert f"OK: {by_digest} signed by key" in verified.stdout
+    assert f"OK {by_digest}: oci-demo 1.2.3, 2 skills" in verified.stdout
+    assert "  signature: verified, signed by key " in verified.stdout
     unsigned_check = ok(skillpack("verify", tagged, env=env))
     assert f"OK {by_digest}: oci-demo 1.2.3, 2 skills" in unsigned_check.stdout
     # no signer to check against: it says whether there is a signature to check
@@ -624,14 +626,16 @@ def test_an_unsigned_pull_never_lands_beside_another_archives_signature(
 
 
 def test_a_stale_signature_set_aside_is_put_back_when_the_bundle_cannot_be_written(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     """The bundle's commit fails (a full disk, say) after the stale signature was set
     aside: it is put back, the old bundle stays, nothing else is left."""
     import errno
 
     from skillpack._internal import fsutil
-    from skillpack.cli.oci import Pulled, write_pulled
+    from skillpack.bundle.reader import open_bundle
+    from skillpack.fetch import Fetched
+    from skillpack.fetch.pulled import write_pulled
     from skillpack.registry import FetchResult
     from skillpack.registry.reference import parse_reference
 
@@ -648,7 +652,9 @@ def test_a_stale_signature_set_aside_is_put_back_when_the_bundle_cannot_be_writt
         signatures=(),
         from_cache=True,
     )
-    pulled = Pulled(fetched, "oci-demo", "1.2.3", 2, 4, digest, digest, None, None)
+    bundle = open_bundle(project, mode="full")
+    request.addfinalizer(bundle.close)
+    pulled = Fetched(bundle, str(fetched.reference), None, digest, digest, result=fetched)
     out = tmp_path / "out"
     out.mkdir()
     target = out / "out.skp"

@@ -102,9 +102,9 @@ def test_keyless_round_trip_and_statement(signed: Path, trust_config: Path) -> N
 
     ok = verify(signed, *IDENTITY, "--trust-config", trust_config)
     assert ok.returncode == 0, ok.stderr
-    assert f"OK: {signed}" in ok.stdout or "OK: " in ok.stdout
-    assert f"signed by {EMAIL} (issuer {DEFAULT_ISSUER})" in ok.stdout
-    assert f"lock and {len(contents)} files verified" in ok.stdout
+    assert ok.stdout.startswith(f"OK {signed}: ")
+    assert f"{len(contents)} files verified" in ok.stdout
+    assert f"  signature: verified, signed by {EMAIL} (issuer {DEFAULT_ISSUER})" in ok.stdout
 
 
 def test_stock_sigstore_cli_accepts_the_signature(signed: Path, trust_config: Path) -> None:
@@ -306,7 +306,7 @@ def test_key_mode_round_trip_and_tampering(
     assert payload_of(signature)["predicateType"] == "https://skillpack.dev/bundle/v1"
     ok = verify(bundle, "--key", pub)
     assert ok.returncode == 0, ok.stderr
-    assert "OK: " in ok.stdout and "signed by key" in ok.stdout
+    assert ok.stdout.startswith("OK ") and "  signature: verified, signed by key " in ok.stdout
 
     # a different key
     other = skillpack("keygen", "--out-dir", tmp_path / "other")
@@ -387,7 +387,11 @@ def test_verify_require_signature_fails_unless_a_signature_verifies(
     key, pub = keypair
     no_policy = verify(bundle, "--require-signature")
     assert no_policy.returncode == 2
-    assert no_policy.stderr.startswith("SIG020 --require-signature: no signer"), no_policy.stderr
+    assert no_policy.stderr.startswith(
+        "SIG020 no signer to check the signature against\n  hint: pass --cert-identity"
+    ), no_policy.stderr
+    served = skillpack("serve", bundle, "--require-signature")  # worded as serve's, hint too
+    assert (served.returncode, served.stderr) == (2, no_policy.stderr)
     missing = verify(bundle, "--require-signature", "--key", pub)
     assert_rejected(missing, "SIG001")
     assert skillpack("sign", bundle, "--key", key).returncode == 0

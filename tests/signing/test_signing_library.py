@@ -264,7 +264,7 @@ def test_require_signature_opens_the_archive_with_the_reader(
 
 
 def test_policy_validation() -> None:
-    with pytest.raises(SkillpackError, match="no signer given"):
+    with pytest.raises(SkillpackError, match="no signer to check the signature against"):
         SignaturePolicy().validate()
     with pytest.raises(SkillpackError, match="needs --cert-oidc-issuer"):
         SignaturePolicy(cert_identity=EMAIL).validate()
