@@ -38,11 +38,25 @@ class SignatureFile:
         material = self.document.get("verificationMaterial")
         return isinstance(material, dict) and "publicKey" in material
 
+    @property
+    def is_keyless(self) -> bool:
+        """True for a bundle carrying a certificate (``verificationMaterial.certificate``
+        or ``x509CertificateChain``): a keyless signature."""
+        material = self.document.get("verificationMaterial")
+        return isinstance(material, dict) and any(
+            key in material for key in ("certificate", "x509CertificateChain")
+        )
+
+
+#: a Sigstore bundle is a few kilobytes; a file far larger is not one
+MAX_SIGNATURE_BYTES = 1 << 20
+
 
 def read_signature_file(path: Path) -> SignatureFile:
     where = display_path(path)
     try:
-        data = Path(path).read_bytes()
+        with Path(path).open("rb") as stream:
+            data = stream.read(MAX_SIGNATURE_BYTES + 1)
     except FileNotFoundError:
         raise failed(
             "SIG001",
@@ -52,10 +66,20 @@ def read_signature_file(path: Path) -> SignatureFile:
         ) from None
     except OSError as exc:
         raise failed("SIG001", f"cannot read signature file: {exc.strerror}", where) from None
+    if len(data) > MAX_SIGNATURE_BYTES:
+        raise failed(
+            "SIG002",
+            f"signature file is larger than {MAX_SIGNATURE_BYTES >> 20} MiB: not a Sigstore bundle",
+            where,
+        )
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise failed("SIG002", f"signature file is not JSON: {exc}", where) from None
+    except RecursionError:
+        raise failed(
+            "SIG002", "signature file is not a Sigstore bundle (JSON nested too deeply)", where
+        ) from None
     if not isinstance(document, dict):
         raise failed("SIG002", "signature file is not a Sigstore bundle (not an object)", where)
     return SignatureFile(Path(path), data, document)

@@ -33,7 +33,7 @@ from typing import Literal
 from skillpack.bundle.reader import Bundle, open_bundle
 from skillpack.errors import EXIT_FINDINGS, SkillpackError, display_path, missing_path
 from skillpack.manifest import file_digest
-from skillpack.signing.dsse import SignatureFile, read_signature_file
+from skillpack.signing.dsse import SignatureFile, not_a_bundle, read_signature_file
 from skillpack.signing.errors import SignatureError, failed, unusable
 from skillpack.signing.policy import SignaturePolicy, default_signature_path
 from skillpack.signing.statement import PAYLOAD_TYPE, BundleStatement, SignedFile, parse_statement
@@ -82,6 +82,8 @@ def check_signature(signature: SignatureFile, policy: SignaturePolicy) -> Signat
     if policy.key is not None:
         from skillpack.signing.keys import key_hint, load_public_key, verify_with_key
 
+        if not signature.is_key_mode and not signature.is_keyless:
+            raise not_a_bundle(where, ["it holds neither a public key nor a certificate"])
         if not signature.is_key_mode:
             raise failed(
                 "SIG014",
@@ -92,6 +94,8 @@ def check_signature(signature: SignatureFile, policy: SignaturePolicy) -> Signat
         key = load_public_key(policy.key)
         payload_type, payload = verify_with_key(signature, key)
         return SignatureCheck(payload_type, payload, "key", key_hint(key))
+    if not signature.is_key_mode and not signature.is_keyless:
+        raise not_a_bundle(where, ["it holds neither a public key nor a certificate"])
     if signature.is_key_mode:
         raise failed(
             "SIG014",

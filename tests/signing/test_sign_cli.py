@@ -403,3 +403,33 @@ def test_verify_require_signature_fails_unless_a_signature_verifies(
     ok = verify(bundle, "--require-signature", "--key", pub)
     assert ok.returncode == 0, ok.stderr
     assert "signed by key" in ok.stdout
+
+
+HOSTILE_SIGNATURES = {
+    "not a sigstore bundle": (b'{"not": "sigstore"}', "neither a public key nor a certificate"),
+    "arrays nested 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    "objects nested 50,000 deep": (b'{"a":' * 50_000 + b"1" + b"}" * 50_000, "nested too deeply"),
+    "two megabytes of zeros": (b"\0" * (2 << 20), "larger than 1 MiB"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE_SIGNATURES))
+@pytest.mark.parametrize("mode", ["key", "keyless"])
+def test_a_hostile_signature_file_is_sig002_never_a_wrong_kind_or_a_crash(
+    bundle: Path, keypair: tuple[Path, Path], shape: str, mode: str
+) -> None:
+    """Issue 21 §1: ``{"not":"sigstore"}`` was called a keyless signature (SIG014) and
+    nested JSON a RecursionError (SIG099): each is SIG002, naming the file."""
+    data, why = HOSTILE_SIGNATURES[shape]
+    Path(f"{bundle}.sigstore.json").write_bytes(data)
+    options = ["--key", keypair[1]] if mode == "key" else [*IDENTITY]
+    proc = verify(bundle, *options)
+    assert_rejected(proc, "SIG002", why)
+    assert "demo.skp.sigstore.json: SIG002 " in proc.stderr.splitlines()[0], proc.stderr
+
+
+def test_a_signature_that_is_a_link_to_an_endless_device_is_read_with_a_bound(
+    bundle: Path, keypair: tuple[Path, Path]
+) -> None:
+    Path(f"{bundle}.sigstore.json").symlink_to("/dev/zero")
+    assert_rejected(verify(bundle, "--key", keypair[1]), "SIG002", "larger than 1 MiB")
