@@ -27,6 +27,14 @@ SHARED = Path(
     )
 )
 CORPUS = SHARED / "corpus" / "anthropics-skills"
+#: a collection shaped like anthropics/skills, written here (tests/repos/README.md)
+GALLERY = Path(__file__).resolve().parent / "repos" / "gallery"
+
+
+def public_trees() -> list[Path]:
+    """The look-alike collection, and the shared corpus when it is beside the checkout
+    (data for trying, never copied here): a test over them runs in every clone."""
+    return [GALLERY] + ([CORPUS] if CORPUS.is_dir() else [])
 
 
 def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -103,10 +111,3 @@ def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
 @pytest.fixture
 def vectors() -> Path:
     return VECTORS
-
-
-@pytest.fixture
-def corpus() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not present")
-    return CORPUS

@@ -14,7 +14,16 @@ from pathlib import Path
 import pytest
 
 from tests._bundles import build, make_project
-from tests.conftest import EXAMPLES, REPO, SAMPLE, cli_env, run_cli, write_skill
+from tests.conftest import (
+    CORPUS,
+    EXAMPLES,
+    REPO,
+    SAMPLE,
+    cli_env,
+    public_trees,
+    run_cli,
+    write_skill,
+)
 
 PYTHONS = {
     "3.12": Path("/root/.pyenv/versions/3.12.1/bin/python3.12"),
@@ -343,9 +352,12 @@ def test_sample_build_verify_inspect(tmp_path: Path) -> None:
             assert zf.read(name) == (SAMPLE / name).read_bytes()
 
 
-def test_corpus_build_verify_inspect(corpus: Path, tmp_path: Path) -> None:
-    verify, _ = _build_verify_inspect(corpus, tmp_path)
-    assert "12 skills" in verify
+@pytest.mark.parametrize("tree", public_trees(), ids=lambda p: p.name)
+def test_public_trees_build_verify_inspect(tree: Path, tmp_path: Path) -> None:
+    """A collection of skills with licenses, binary fonts and scripts (the look-alike,
+    and the real one when it is beside the checkout) builds, verifies and inspects."""
+    verify, _ = _build_verify_inspect(tree, tmp_path)
+    assert ("12 skills" if tree == CORPUS else "5 skills") in verify
 
 
 def test_a_tree_without_skills_is_not_built(tmp_path: Path) -> None:

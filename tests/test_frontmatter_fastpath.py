@@ -28,7 +28,7 @@ from skillpack.source.frontmatter import (
 from skillpack.source.frontmatter.events import walk_events
 from skillpack.source.frontmatter.fastpath import FAST_UNSAFE, fast_parse
 from skillpack.source.frontmatter.text import check_block
-from tests.conftest import CORPUS, EXAMPLES, SAMPLE
+from tests.conftest import EXAMPLES, SAMPLE, public_trees
 
 Positions = dict[KeyPath, tuple[int, int]]
 
@@ -298,7 +298,7 @@ def test_refusals_are_unchanged() -> None:
 
 
 def _skill_files() -> list[Path]:
-    roots = [EXAMPLES, SAMPLE] + ([CORPUS] if CORPUS.is_dir() else [])
+    roots = [EXAMPLES, SAMPLE, *public_trees()]
     return sorted(path for root in roots for path in root.rglob("SKILL.md"))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, SAMPLE, run_cli
+from tests.conftest import EXAMPLES, SAMPLE, public_trees, run_cli
 from tests.lintutil import findings, lint_json, skill_md, write
 
 
@@ -284,30 +284,53 @@ def test_sample_tree(tmp_path: Path) -> None:
     assert report["summary"]["files"] == 16
 
 
-def test_corpus_public_skills(corpus: Path) -> None:
-    """The Apache-licensed anthropics/skills lint without errors except one, each finding
-    checked by hand:
+#: what lint reports on each public tree, each finding checked by hand
+PUBLIC_FINDINGS = {
+    # tests/repos/gallery, the look-alike: the same kinds as the real collection's
+    "gallery": (
+        {
+            ("SP105", "api-guide/SKILL.md", 3),  # a description of 1277 characters
+            ("SP401", "api-guide/SKILL.md", 501),  # 537 lines
+            ("SP402", "api-guide/SKILL.md", None),  # about 7,750 tokens
+            ("SP407", "poster-maker/SKILL.md", 13),  # no newline at the end
+        },
+        5,
+        22,
+    ),
+    # The Apache-licensed anthropics/skills:
+    # * claude-api: SP105, its description is 1068 characters; the Agent Skills limit is
+    #   1024 and skills-ref refuses it too ("Description exceeds 1024 character limit");
+    # * claude-api (578 lines, ~18k tokens) and skill-creator (~8k tokens): SP401/SP402,
+    #   over the Agent Skills guidance of 500 lines / 5,000 tokens;
+    # * four SKILL.md files end without a newline: SP407 (info).
+    "anthropics-skills": (
+        {
+            ("SP105", "claude-api/SKILL.md", 3),
+            ("SP401", "claude-api/SKILL.md", 501),
+            ("SP402", "claude-api/SKILL.md", None),
+            ("SP402", "skill-creator/SKILL.md", None),
+            ("SP407", "algorithmic-art/SKILL.md", 405),
+            ("SP407", "canvas-design/SKILL.md", 130),
+            ("SP407", "web-artifacts-builder/SKILL.md", 74),
+            ("SP407", "webapp-testing/SKILL.md", 96),
+        },
+        12,
+        222,
+    ),
+}
 
-    * claude-api: SP105, its description is 1068 characters; the Agent Skills limit is
-      1024 and skills-ref refuses it too ("Description exceeds 1024 character limit");
-    * claude-api (578 lines, ~18k tokens) and skill-creator (~8k tokens): SP401/SP402,
-      over the Agent Skills guidance of 500 lines / 5,000 tokens;
-    * four SKILL.md files end without a newline: SP407 (info).
-    """
-    proc, report = lint_json(corpus, cwd=corpus)
+
+@pytest.mark.parametrize("tree", public_trees(), ids=lambda p: p.name)
+def test_public_skill_collections(tree: Path) -> None:
+    """A public collection (the look-alike, and the real one when it is beside the
+    checkout) lints with exactly the findings checked by hand: footnotes, fonts,
+    licenses and scripts raise nothing."""
+    expected, skills, files = PUBLIC_FINDINGS[tree.name]
+    proc, report = lint_json(tree, cwd=tree)
     assert proc.returncode == 1
-    assert findings(report) == {
-        ("SP105", "claude-api/SKILL.md", 3),
-        ("SP401", "claude-api/SKILL.md", 501),
-        ("SP402", "claude-api/SKILL.md", None),
-        ("SP402", "skill-creator/SKILL.md", None),
-        ("SP407", "algorithmic-art/SKILL.md", 405),
-        ("SP407", "canvas-design/SKILL.md", 130),
-        ("SP407", "web-artifacts-builder/SKILL.md", 74),
-        ("SP407", "webapp-testing/SKILL.md", 96),
-    }
-    assert report["summary"]["skills"] == 12
-    assert report["summary"]["files"] == 222
+    assert findings(report) == expected
+    assert report["summary"]["skills"] == skills
+    assert report["summary"]["files"] == files
 
 
 def _run_on_a_terminal(args: list[str], cwd: Path, no_color: bool) -> str:

