@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from skillpack.policy.file import Policy
     from skillpack.registry.options import ClientOptions
     from skillpack.signing.policy import SignaturePolicy
+    from skillpack.signing.verify import VerifiedBundle
 
 Log = Callable[[str], None]
 
@@ -170,14 +171,10 @@ def _policy_for(request: Request | None, settings: Settings) -> SignaturePolicy 
         policy = settings.policy
     required = settings.require_signature or (request is not None and request.require_signature)
     if required:
-        from skillpack.signing.errors import unusable
+        from skillpack.signing.policy import SignaturePolicy
 
-        if policy is None or not policy.requested:
-            raise unusable(
-                "SIG020",
-                "--require-signature needs a signer: --cert-identity and --cert-oidc-issuer, "
-                "--repository OWNER/REPO, or --key PUBLIC_KEY",
-            )
+        if policy is None or not policy.has_signer:
+            (policy or SignaturePolicy()).validate()  # SIG020, worded as verify's and serve's
     return policy if policy is not None and policy.requested else None
 
 
@@ -268,10 +265,12 @@ def _open_all(
             )
             settings.admission.check_source(key, _absolute(key, scope.project))
             policy = _signer_policy(key, _policy_for(asked, settings), settings)
+            # trust options alone (--trust-config) check a pinned keyless signer below
+            signer_given = policy is not None and policy.has_signer
             opened[key] = open_source(
                 key,
                 scope.project,
-                policy=policy,
+                policy=policy if signer_given else None,
                 pinned=pinned,
                 resolve=resolve,
                 frozen=settings.frozen,
@@ -280,7 +279,9 @@ def _open_all(
                 follow=upgrade is not None and key in upgrade,
                 log=log,
             )
-            _keep_the_signer(opened[key], pinned, policy)
+            _keep_the_signer(
+                opened[key], pinned, policy, registry(asked), settings.offline, resolved=resolve
+            )
     except BaseException:
         for source in opened.values():
             source.close()
@@ -839,34 +840,77 @@ def _admit(
 
 
 def _keep_the_signer(
-    opened: Opened, pinned: SourcePin | None, policy: SignaturePolicy | None
+    opened: Opened,
+    pinned: SourcePin | None,
+    given: SignaturePolicy | None,
+    options: ClientOptions | None,
+    offline: bool,
+    *,
+    resolved: bool,
 ) -> None:
     """A pinned signer is part of the pin: a source that now resolves to another bundle
-    must be signed by it (``INS019``) unless signature options given now say who signs
-    it (the review then shows the change). A keyless signer is checked again from the
-    lock; a key's signature needs its public key (``--key``)."""
+    must be signed by it (``INS019`` otherwise) unless signature options given now name
+    who signs it (the review then shows the change). A keyless signer is checked again
+    from the lock (with any trust options given, ``--trust-config``): against the
+    signature beside a file, or an ``oci://`` source's referrers through the one
+    verified fetch; a key's signature needs its public key (``--key``)."""
     if pinned is None or pinned.signer is None:
         return
-    if opened.pin.bundle_digest == pinned.bundle_digest or (policy and policy.requested):
+    moved = opened.pin.bundle_digest != pinned.bundle_digest
+    if not moved or (given is not None and given.has_signer):
+        if not moved and opened.pin.signer is None:
+            opened.pin = replace(opened.pin, signer=pinned.signer)
         return
     signer = pinned.signer
-    if signer.mode == "keyless" and signer.issuer:
-        from skillpack.signing.policy import SignaturePolicy, default_signature_path
-        from skillpack.signing.verify import verify_any_signature
+    if signer.mode == "keyless" and signer.issuer and resolved:
+        from skillpack.signing.errors import SignatureError
+        from skillpack.signing.policy import SignaturePolicy
 
-        kept = SignaturePolicy(cert_identity=signer.identity, cert_oidc_issuer=signer.issuer)
-        verified = verify_any_signature(
-            opened.path, (default_signature_path(opened.path),), kept, label=opened.label,
-            bundle=opened.bundle,
+        kept = replace(
+            given or SignaturePolicy(), cert_identity=signer.identity,
+            cert_oidc_issuer=signer.issuer,
         )  # fmt: skip
-        opened.verified = verified
+        try:
+            opened.verified = _check_kept(opened, kept, options, offline)
+        except SignatureError as exc:
+            raise _signer_refused(opened, pinned, [exc.render().splitlines()[0]]) from None
         opened.pin = replace(opened.pin, signer=pinned.signer)
         return
-    raise SkillpackError(
+    raise _signer_refused(opened, pinned, [])
+
+
+def _check_kept(
+    opened: Opened, kept: SignaturePolicy, options: ClientOptions | None, offline: bool
+) -> VerifiedBundle:
+    """The pinned signer's check of a moved source: the same one verified fetch (an
+    ``oci://`` bundle's referrers) or open (a file's ``.sigstore.json``)."""
+    if is_reference(opened.source):
+        from skillpack.fetch import fetch_verified
+
+        # by digest: the bundle opened, with its referrers
+        with fetch_verified(
+            opened.label, options=options, policy=kept, offline=offline, signatures=True
+        ) as got:
+            assert got.verified is not None
+            return got.verified
+    from skillpack.signing.policy import default_signature_path
+    from skillpack.signing.verify import verify_any_signature
+
+    return verify_any_signature(
+        opened.path, (default_signature_path(opened.path),), kept, label=opened.label,
+        bundle=opened.bundle,
+    )  # fmt: skip
+
+
+def _signer_refused(opened: Opened, pinned: SourcePin, details: list[str]) -> SkillpackError:
+    signer = pinned.signer
+    assert signer is not None
+    return SkillpackError(
         "INS019",
         f"{opened.label} now resolves to another bundle, and the lock pins its signer "
         f"({signer.mode} {signer.identity}): the new bundle must be signed by it",
         Location(opened.source),
+        details=details,
         hint="pass the signer's public key (--key PUBLIC_KEY) to check it, or other "
         "signature options to change who signs it (the upgrade's review shows the change)",
     )

@@ -57,6 +57,12 @@ class SignaturePolicy:
         )
 
     @property
+    def has_signer(self) -> bool:
+        """True when the options say who signs (a key, an identity, a repository), not
+        only how to check (``--trust-config``, ``--staging``, ``--online``)."""
+        return bool(self.key or self.cert_identity or self.repository)
+
+    @property
     def key_mode(self) -> bool:
         return self.key is not None
 

@@ -16,6 +16,8 @@ import pytest
 from skillpack.signing.keys import generate_keypair
 from tests.conftest import run_cli, write_skill
 from tests.registry.servers import DistributionRegistry
+from tests.signing.conftest import IDENTITY
+from tests.sigstore_local import LocalSigstore
 
 LIMIT = 120
 
@@ -168,3 +170,43 @@ def test_a_signed_pull_killed_between_the_renames_leaves_no_wrong_signature(
     assert ok(skillpack("verify", target, "--key", key, env=env)).stdout.startswith("OK ")
     visible = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
     assert visible == ["demo.skp", "demo.skp.sigstore.json"]
+
+
+def test_an_upgrade_of_an_oci_source_keeps_its_pinned_keyless_signer(
+    registry: DistributionRegistry,
+    sigstore_instance: LocalSigstore,
+    sigstore_trust: Path,
+    cli_registry_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    """Issue 21 §2, a pinned signer is part of the pin, for an ``oci://`` source: the
+    keyless signer the lock records is checked against the new bundle's signature
+    referrers (it was looked for beside the cached blob, and never found)."""
+    env = cli_registry_env
+    tagged = registry.ref("acme/skills", "stable")
+    trust = ("--trust-config", sigstore_trust)
+
+    def push(version: str, signed: bool) -> None:
+        built = _build(tmp_path / f"p{version}", version, f"step {version}")
+        sign = ("--sign", "--identity-token", sigstore_instance.token(), *trust) if signed else ()
+        ok(skillpack("push", built, tagged, *sign, env=env))
+
+    push("1.0.1", signed=True)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    ok(run_cli("install", tagged, "-a", "codex", *IDENTITY, *trust, cwd=project, env=env))
+    lock = project / "skillpack-install.lock"
+    assert f'mode = "keyless", identity = "{IDENTITY[1]}"' in lock.read_text()
+    push("1.0.2", signed=True)  # the same signer: the upgrade needs only the trust root
+    upgraded = run_cli("install", "--upgrade", *trust, cwd=project, env=env)
+    assert upgraded.returncode == 0, upgraded.stderr
+    pinned = lock.read_text()
+    assert 'version = "1.0.2"' in pinned and f'identity = "{IDENTITY[1]}"' in pinned
+    push("1.0.3", signed=False)  # unsigned under the same tag: refused, nothing moves
+    refused = run_cli("install", "--upgrade", *trust, cwd=project, env=env)
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stderr.startswith(f"{tagged}: INS019 "), refused.stderr
+    assert "SIG001" in refused.stderr.splitlines()[1], refused.stderr
+    assert lock.read_text() == pinned
+    skill = project / ".agents" / "skills" / "review" / "references" / "checklist.md"
+    assert skill.read_text() == "- [ ] step 1.0.2\n"
