@@ -263,8 +263,9 @@ register(
          "A selector is a rule code (`SP101`), a code prefix (`SP1`) or `ALL`; "
          "`skillpack rule --all` lists the codes."),
         ("USE013", "`lint` of bundles: a tree path beside them, or `--fix`",
-         "`skillpack lint BUNDLE.skp` verifies each bundle and scans its files (the SP5xx "
-         "rules); it takes only bundles, and cannot fix them (fix the source tree, then "
+         "`skillpack lint BUNDLE.skp` (or `oci://...`, fetched into the cache) verifies "
+         "each bundle and scans its files (the SP5xx rules); it takes only bundles, and "
+         "cannot fix them (fix the source tree, then "
          "build again)."),
     ),
 )  # fmt: skip

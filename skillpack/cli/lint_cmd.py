@@ -36,7 +36,8 @@ def lint_command(
         typer.Argument(
             metavar="PATH",
             help="Files or directories: check the skills they belong to (default: all); "
-            "or bundles (.skp): verify them and scan their files (the SP5xx rules).",
+            "or bundles (.skp, oci://...): verify them and scan their files (the SP5xx "
+            "rules).",
             show_default=False,
         ),
     ] = None,
@@ -164,7 +165,17 @@ def lint_command(
 def _is_bundle(path: Path) -> bool:
     from skillpack.bundle import is_bundle_file
 
-    return path.suffix == ".skp" or (path.is_file() and is_bundle_file(path))
+    return (
+        _reference(path) is not None
+        or path.suffix == ".skp"
+        or (path.is_file() and is_bundle_file(path))
+    )
+
+
+def _reference(path: Path) -> str | None:
+    """An ``oci://`` reference given as a PATH (a path folds its ``//`` into ``/``)."""
+    text = str(path)
+    return "oci://" + text[len("oci:/") :] if text.startswith("oci:/") else None
 
 
 def _lint_bundles(
@@ -206,6 +217,14 @@ def _lint_bundles(
     )
     scanned = []
     for path in bundles:
+        reference = _reference(path)
+        if reference is not None:  # through the one verified fetch, into the cache
+            from skillpack.fetch import fetch_verified
+            from skillpack.registry.options import ClientOptions
+
+            with fetch_verified(reference, options=ClientOptions()) as fetched:
+                scanned.append((fetched.reference, fetched.bundle, scan_bundle(fetched.bundle)))
+            continue
         with open_bundle(path, mode="full") as opened:
             scanned.append((display_path(path), opened, scan_bundle(opened)))
     return lint_bundles(scanned, options)

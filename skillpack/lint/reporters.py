@@ -30,6 +30,8 @@ def relative(path: Path, base: Path) -> str:
         shown = path.relative_to(base).as_posix()
     except ValueError:
         shown = path.as_posix()
+    if shown.startswith("oci:/") and not shown.startswith("oci://"):
+        shown = "oci://" + shown[len("oci:/") :]  # a bundle's reference (``lint oci://``)
     return shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.signing.conftest import IDENTITY
 from tests.sigstore_local import LocalSigstore
 
 LIMIT = 120
+ATTACKS = Path(__file__).resolve().parent.parent / "data" / "attacks"
 
 
 def skillpack(*args: str | Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -210,3 +212,28 @@ def test_an_upgrade_of_an_oci_source_keeps_its_pinned_keyless_signer(
     assert lock.read_text() == pinned
     skill = project / ".agents" / "skills" / "review" / "references" / "checklist.md"
     assert skill.read_text() == "- [ ] step 1.0.2\n"
+
+
+def test_lint_scans_an_oci_bundle_without_installing_it(
+    registry: DistributionRegistry, tmp_path: Path, cli_registry_env: dict[str, str]
+) -> None:
+    """Issue 22 §2: a registry's bundle is scanned where it is, through the one fetch:
+    the findings name the reference by digest, nothing but the cache is written."""
+    env = cli_registry_env
+    root = tmp_path / "attack"
+    shutil.copytree(ATTACKS / "curl-pipe-shell", root / "skills" / "curl-pipe-shell")
+    (root / "skillpack.toml").write_text(
+        'name = "attack"\nversion = "1.0.0"\nroots = ["skills"]\n', encoding="utf-8"
+    )
+    built = root / "attack.skp"
+    ok(run_cli("build", root, "-o", built, "--no-lint"))  # no scan at build: no pass
+    reference = ok(skillpack("push", built, registry.ref("acme/attack", "1"), env=env))
+    by_digest = reference.stdout.strip()
+    work = tmp_path / "work"
+    work.mkdir()
+    linted = run_cli("lint", registry.ref("acme/attack", "1"), cwd=work, env=env)
+    assert linted.returncode == 1, linted.stderr
+    assert f"{by_digest}!curl-pipe-shell/" in linted.stdout and "SP520" in linted.stdout
+    report = json.loads(run_cli("lint", by_digest, "--format", "json", cwd=work, env=env).stdout)
+    assert {f["code"] for f in report["findings"]} >= {"SP520"}
+    assert list(work.iterdir()) == []
