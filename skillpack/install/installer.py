@@ -23,6 +23,7 @@ running ``install`` again finishes the job and ``install --check`` shows what is
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import stat
@@ -296,9 +297,18 @@ def skill_name(skill: SkillEntry) -> object:
 
 def _locked_placements(lock: InstallLock, scope: Scope) -> dict[str, Placement]:
     out: dict[str, Placement] = {}
+    parents: dict[str, Path] = {}  # one Path per agent directory, not one per skill
+
+    def parent(shown: str) -> Path:
+        above = shown.rpartition("/")[0]
+        found = parents.get(above)
+        if found is None:
+            found = parents[above] = scope.path_of(shown).parent
+        return found
+
     for skill in lock.skills:
         link = any(d.link for d in skill.directories)
-        found = tuple(Target(scope.path_of(d.path).parent, d.agents) for d in skill.directories)
+        found = tuple(Target(parent(d.path), d.agents) for d in skill.directories)
         out[skill.name] = Placement(skill.name, skill.source, skill.skill_path, found, link)
     return out
 
@@ -816,9 +826,6 @@ def _admit(
     """The content scan over every skill that will be written (a directory not already
     right), its bundle opened in full: an error-level finding not accepted refuses the
     whole install (``ADM001``) before anything is written; warnings become notes."""
-    from skillpack.policy.admission import Admission, admit
-
-    admission = Admission()
     by_source: dict[str, list[SkillEntry]] = {}
     for name, want in sorted(wants.items()):
         if all(path in right for path in _copy_paths(placements[name], places)):
@@ -826,12 +833,18 @@ def _admit(
         entry = want.source.bundle.manifest.skill(f"skill://{want.skill_path}/SKILL.md")
         if entry is not None:  # None: reported by new_files (INS011)
             by_source.setdefault(want.source.source, []).append(entry)
+    if not by_source:
+        return  # nothing is written (a re-run): the scanner is not even imported
+    from skillpack.policy.admission import Admission, admit
+
+    admission = Admission()
     policy = settings.admission
     sources = {w.source.source: w.source for w in wants.values()}
     for key, entries in sorted(by_source.items()):
         bundle = sources[key].bundle
-        found = admit(bundle.manifest, bundle.read_verified, policy.accepts, entries,
-                      policy.block)  # fmt: skip
+        # the bytes stay kept: the write reads them once more (not from the file again)
+        found = admit(bundle.manifest, functools.partial(bundle.read_verified, again=True),
+                      policy.accepts, entries, policy.block)  # fmt: skip
         admission.flagged += found.flagged
     report.notes += [f"scan: {f.line()}" for f in admission.warnings + admission.accepted]
     admission.check(", ".join(sorted({w.source.label for w in wants.values()})),
