@@ -298,7 +298,7 @@ def _read_blobs(repo: Path, oids: Sequence[str]) -> dict[str, bytes]:
     """The raw bytes of ``oids`` (``cat-file --batch``: no filter, no driver)."""
     if not oids:
         return {}
-    out = run_git(["cat-file", "--batch"], cwd=repo, what="reading the tree",
+    out = run_git(["cat-file", "--batch", "--buffer"], cwd=repo, what="reading the tree",
                   stdin="".join(f"{o}\n" for o in oids).encode("ascii"))  # fmt: skip
     found: dict[str, bytes] = {}
     pos = 0
