@@ -13,7 +13,13 @@ figure the median (and best) of ``--runs`` fresh processes, on the disk
 * ``skills add file://BARE --copy --full-depth -a claude-code -y`` (npm ``skills``
   1.7.4): a clone and copies of the skills, nothing verified;
 * a pinned no-op ``skillpack install --offline`` (the bundle from the cache, its digest
-  checked against the pin, every installed file against the lock: nothing written).
+  checked against the pin, every installed file against the lock: nothing written; no
+  git process runs).
+
+Between runs the last run's project and cache are moved aside and removed only after
+the place is measured: on ext4, creating files in the minute after removing thousands
+costs each new inode a scan past the recently deleted ones (``recently_deleted`` in the
+kernel's inode allocator), which no real install meets and which hit both tools.
 
 Run by hand; prints a Markdown table.
 
@@ -88,9 +94,17 @@ def main() -> int:
         project, cache = base / "project", base / "cache"
         env = {**_env(home), "SKILLPACK_CACHE_DIR": str(cache)}
 
-        def fresh(project: Path = project, cache: Path = cache) -> None:
+        trash = base / "trash"
+        trash.mkdir()
+
+        def fresh(project: Path = project, cache: Path = cache, trash: Path = trash) -> None:
+            # the last run's files are moved aside, removed once the place is measured:
+            # ext4 skips inodes deleted in the last minute when it allocates new ones
+            # (recently_deleted), so a run right after removing 10,000 files spends
+            # seconds in the kernel that no user's install does
             for path in (project, cache):
-                shutil.rmtree(path, ignore_errors=True)
+                if path.exists():
+                    path.rename(trash / f"{len(list(trash.iterdir()))}")
             project.mkdir()
 
         try:

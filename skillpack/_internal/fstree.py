@@ -65,39 +65,44 @@ class PathInTheWay(Exception):
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+    written = os.write(fd, data)
+    if written == len(data):  # nearly always: one call, no view
+        return
+    view = memoryview(data)[written:]
     while view:
         written = os.write(fd, view)
         view = view[written:]
 
 
-def _mkdirs(root: Path, parent: str, made: set[str], modes: Modes) -> None:
+def _mkdirs(root: str, parent: str, made: set[str], modes: Modes) -> None:
     """Create ``parent`` (and the directories above it) under ``root``."""
     parts = parent.split("/")
     for depth in range(1, len(parts) + 1):
         sub = "/".join(parts[:depth])
         if sub in made:
             continue
-        path = root / sub
+        path = f"{root}/{sub}"
         os.mkdir(path, modes.directory)
         if modes.exact:
             os.chmod(path, modes.directory)
         made.add(sub)
 
 
-def write_new_files(root: Path, files: Iterable[NewFile], modes: Modes = EXACT) -> int:
+def write_new_files(root: Path | str, files: Iterable[NewFile], modes: Modes = EXACT) -> int:
     """Write ``files`` into ``root``, a directory this process just made and nobody else
     writes to (a staging directory). Directories are created as needed. Returns the
     number of files written. Raises ``OSError`` (naming the path under ``root``) on any
-    failure; the caller removes the staging directory."""
+    failure; the caller removes the staging directory. (Paths are joined as strings:
+    thousands of files per install, and a ``Path`` per file cost as much as its write.)"""
+    base = os.fspath(root)
     made: set[str] = {""}
     count = 0
     for item in files:
         parent = item.path.rpartition("/")[0]
         if parent not in made:
-            _mkdirs(root, parent, made, modes)
+            _mkdirs(base, parent, made, modes)
         mode = modes.executable if item.executable else modes.file
-        fd = os.open(root / item.path, _CREATE, mode)
+        fd = os.open(f"{base}/{item.path}", _CREATE, mode)
         try:
             if modes.exact:
                 os.fchmod(fd, mode)

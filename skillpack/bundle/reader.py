@@ -624,10 +624,11 @@ class Bundle(Closing):
             raise IntegrityError(entry.uri, "not in this bundle")
         return self._read_entry(self._located(self._files[entry.uri]))
 
-    def read_verified(self, entry: FileEntry) -> bytes:
+    def read_verified(self, entry: FileEntry, *, again: bool = False) -> bytes:
         """The bytes of ``entry``, checked against its locked size and sha256 (handed
-        over once without reading them again when the full mode kept them)."""
-        kept = self._kept.pop(entry.uri, None)
+        over once without reading them again when the full mode kept them; ``again``:
+        still kept after this read, for a reader that needs them once more)."""
+        kept = self._kept.get(entry.uri) if again else self._kept.pop(entry.uri, None)
         if kept is not None:
             return kept
         locked = self._files.get(entry.uri)

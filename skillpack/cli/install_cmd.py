@@ -35,6 +35,7 @@ from skillpack.signing.policy import SignaturePolicy
 if TYPE_CHECKING:
     from skillpack.install.installer import InstallReport, Request
     from skillpack.install.targets import Scope
+    from skillpack.policy.admission import Accept
     from skillpack.source.config import Config
 
 app = CommandApp()
@@ -190,8 +191,13 @@ def install_command(
             )
         return _check(scope, lock_path, output_format == "json")
     from skillpack.install.installer import Settings, install
-    from skillpack.policy.admission import parse_accepts
     from skillpack.policy.file import load_policy
+
+    accepts: tuple[Accept, ...] = ()
+    if accept:  # the scanner is imported only when a run scans (a re-run does not)
+        from skillpack.policy.admission import parse_accepts
+
+        accepts = parse_accepts(accept)
 
     registry = functools.cache(
         flags(username, password_stdin, insecure_registry, timeout).client_options
@@ -206,9 +212,7 @@ def install_command(
         offline=offline,
         policy=policy,
         require_signature=require_signature,
-        admission=load_policy(policy_file, scope.project, os.environ).with_accepts(
-            parse_accepts(accept)
-        ),
+        admission=load_policy(policy_file, scope.project, os.environ).with_accepts(accepts),
     )
     if upgrade:
         requests = _declared(cfg)

@@ -23,11 +23,12 @@ import posixpath
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import skillpack.gitsource.errors  # noqa: F401  (registers the GIT codes)
+from skillpack._internal.fstree import Modes, NewFile, write_new_files
 from skillpack.errors import Location, SkillpackError, UsageError
 from skillpack.gitsource.spec import GitSpec, redact
 from skillpack.source.paths import unsafe_path
@@ -48,6 +49,8 @@ _DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
          "GIT_CEILING_DIRECTORIES", "GIT_CONFIG", "GIT_EXTERNAL_DIFF")  # fmt: skip
 _SHA = re.compile(r"[0-9a-f]{40}")
 LFS_HEAD = b"version https://git-lfs.github.com/spec/"
+#: an export's modes: 0644 and 0755 files, as git checks them out (the umask applies)
+EXPORTED = Modes(0o644, 0o755, 0o777, exact=False)
 
 
 @dataclass(frozen=True)
@@ -245,19 +248,18 @@ def export_tree(repo: Path, commit: str, path: str | None, dest: Path | Callable
         copies[name] = _link_target(name, targets[oid], blobs, links, targets, label)
     order = sorted(blobs)
     contents = _read_blobs(repo, sorted({blobs[n][1] for n in order}))
-    for name in [*order, *sorted(copies)]:
-        mode, oid, _ = blobs[copies.get(name, name)]
-        data = contents[oid]
-        if data.startswith(LFS_HEAD):
-            where = Location(f"{label}: {name}")
-            raise SkillpackError("GIT007", f"{label}: {name} is a Git LFS pointer, not its "
-                                 "content (LFS is never fetched)", where)  # fmt: skip
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                     0o755 if mode == "100755" else 0o644)  # fmt: skip
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+
+    def files() -> Iterator[NewFile]:
+        for name in [*order, *sorted(copies)]:
+            mode, oid, _ = blobs[copies.get(name, name)]
+            data = contents[oid]
+            if data.startswith(LFS_HEAD):
+                where = Location(f"{label}: {name}")
+                raise SkillpackError("GIT007", f"{label}: {name} is a Git LFS pointer, not its "
+                                     "content (LFS is never fetched)", where)  # fmt: skip
+            yield NewFile(name, data, mode == "100755")
+
+    write_new_files(dest, files(), EXPORTED)
     return result
 
 
@@ -296,7 +298,7 @@ def _read_blobs(repo: Path, oids: Sequence[str]) -> dict[str, bytes]:
     """The raw bytes of ``oids`` (``cat-file --batch``: no filter, no driver)."""
     if not oids:
         return {}
-    out = run_git(["cat-file", "--batch"], cwd=repo, what="reading the tree",
+    out = run_git(["cat-file", "--batch", "--buffer"], cwd=repo, what="reading the tree",
                   stdin="".join(f"{o}\n" for o in oids).encode("ascii"))  # fmt: skip
     found: dict[str, bytes] = {}
     pos = 0

@@ -23,6 +23,7 @@ running ``install`` again finishes the job and ``install --check`` shows what is
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import stat
@@ -297,9 +298,18 @@ def skill_name(skill: SkillEntry) -> object:
 
 def _locked_placements(lock: InstallLock, scope: Scope) -> dict[str, Placement]:
     out: dict[str, Placement] = {}
+    parents: dict[str, Path] = {}  # one Path per agent directory, not one per skill
+
+    def parent(shown: str) -> Path:
+        above = shown.rpartition("/")[0]
+        found = parents.get(above)
+        if found is None:
+            found = parents[above] = scope.path_of(shown).parent
+        return found
+
     for skill in lock.skills:
         link = any(d.link for d in skill.directories)
-        found = tuple(Target(scope.path_of(d.path).parent, d.agents) for d in skill.directories)
+        found = tuple(Target(parent(d.path), d.agents) for d in skill.directories)
         out[skill.name] = Placement(skill.name, skill.source, skill.skill_path, found, link)
     return out
 
@@ -434,9 +444,34 @@ def _in_the_way(path: Path | str, shown: str, name: str) -> SkillpackError:
     )
 
 
+#: verified bytes prepared for writing before :meth:`_Writer.flush` writes them
+FLUSH_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class _Fill:
+    """One skill directory to write: its files into a fresh directory in the staging
+    container, then swapped in whole."""
+
+    shown: str  #: the lock's name for it
+    container: Path
+    name: str
+    directory: Path
+    files: list[NewFile]
+
+    def run(self) -> None:
+        from skillpack._internal.fstree import UMASKED, swap_into_place, write_new_files
+
+        staged = self.container / self.name
+        os.mkdir(staged, UMASKED.directory)
+        write_new_files(staged, self.files, UMASKED)
+        swap_into_place(staged, self.directory, self.container / f".old-{self.name}")
+
+
 class _Writer:
     """Writes skill directories through one staging directory per agent directory (in
-    it, so that a rename puts a skill in place), remembering what it did."""
+    it, so that a rename puts a skill in place), remembering what it did. A copy is
+    prepared (checked, its bytes verified) at once and written by :meth:`flush`."""
 
     def __init__(
         self,
@@ -454,6 +489,8 @@ class _Writer:
         self.changes: list[Change] = []
         self.notes: list[str] = []
         self._containers: dict[Path, Path] = {}
+        self._pending: list[_Fill] = []
+        self._pending_bytes = 0
 
     def _staging(self, parent: Path) -> Path:
         from skillpack._internal.fstree import UMASKED
@@ -464,6 +501,29 @@ class _Writer:
             container = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=parent))
             self._containers[parent] = container
         return container
+
+    def flush(self) -> None:
+        """Fill and swap in every skill directory :meth:`copy` has prepared: in forked
+        workers when there are many (creating thousands of files is the kernel's work,
+        which a second process does beside the first); the first failure is
+        ``INS016`` naming its directory, once every worker has stopped."""
+        from skillpack._internal.parallel import default_jobs, map_ranges
+
+        fills, self._pending, self._pending_bytes = self._pending, [], 0
+        if not fills:
+            return
+
+        def work(start: int, stop: int) -> tuple[str, str, str | None] | None:
+            for fill in fills[start:stop]:
+                try:
+                    fill.run()
+                except OSError as exc:
+                    return (fill.shown, *_reason(exc))
+            return None
+
+        for failed in map_ranges(work, len(fills), default_jobs(len(fills))):
+            if failed is not None:
+                raise _cannot_write(*failed)
 
     def finish(self) -> None:
         """Remove the staging directories (and the old contents swapped into them)."""
@@ -480,8 +540,6 @@ class _Writer:
     def copy(self, path: str, shown: str, want: _Want) -> str:
         """Make ``directory`` (the lock's ``shown``) hold exactly ``want``; return what was
         done."""
-        from skillpack._internal.fstree import UMASKED, swap_into_place, write_new_files
-
         before = self.kinds.get(path) or _kind(path)
         if before == "directory" and path in self.right:
             return "unchanged"
@@ -496,10 +554,11 @@ class _Writer:
         else:
             action = "updated"
         container = self._staging(directory.parent)
-        staged = container / want.name
-        os.mkdir(staged, UMASKED.directory)
-        write_new_files(staged, want.new_files(), UMASKED)
-        swap_into_place(staged, directory, container / f".old-{want.name}")
+        files = want.new_files()  # read and verified here, written by flush()
+        self._pending.append(_Fill(shown, container, want.name, directory, files))
+        self._pending_bytes += sum(len(f.data) for f in files)
+        if self._pending_bytes > FLUSH_BYTES:
+            self.flush()
         return action
 
     def link(self, name: str, path: str, shown: str, target: str) -> str:
@@ -510,6 +569,7 @@ class _Writer:
         before = self.kinds.get(path) or _kind(path)
         if before == "link" and os.readlink(path) == target:
             return "unchanged"
+        self.flush()  # the copy it leads to is in place first
         directory = Path(path)
         self._check_ours(directory, shown, name, before)
         container = self._staging(directory.parent)
@@ -740,6 +800,7 @@ def _place(
             records = _write_placement(placement, want, writer, places)
             new_skills.append(InstalledSkill(name, placement.source, placement.skill_path,
                                              tuple(records), want.files))  # fmt: skip
+        writer.flush()
     finally:
         writer.finish()
     new_skills += [previous[n] for n in sorted(set(placements) - set(active)) if n in previous]
@@ -817,9 +878,6 @@ def _admit(
     """The content scan over every skill that will be written (a directory not already
     right), its bundle opened in full: an error-level finding not accepted refuses the
     whole install (``ADM001``) before anything is written; warnings become notes."""
-    from skillpack.policy.admission import Admission, admit
-
-    admission = Admission()
     by_source: dict[str, list[SkillEntry]] = {}
     for name, want in sorted(wants.items()):
         if all(path in right for path in _copy_paths(placements[name], places)):
@@ -827,12 +885,18 @@ def _admit(
         entry = want.source.bundle.manifest.skill(f"skill://{want.skill_path}/SKILL.md")
         if entry is not None:  # None: reported by new_files (INS011)
             by_source.setdefault(want.source.source, []).append(entry)
+    if not by_source:
+        return  # nothing is written (a re-run): the scanner is not even imported
+    from skillpack.policy.admission import Admission, admit
+
+    admission = Admission()
     policy = settings.admission
     sources = {w.source.source: w.source for w in wants.values()}
     for key, entries in sorted(by_source.items()):
         bundle = sources[key].bundle
-        found = admit(bundle.manifest, bundle.read_verified, policy.accepts, entries,
-                      policy.block)  # fmt: skip
+        # the bytes stay kept: the write reads them once more (not from the file again)
+        found = admit(bundle.manifest, functools.partial(bundle.read_verified, again=True),
+                      policy.accepts, entries, policy.block)  # fmt: skip
         admission.flagged += found.flagged
     report.notes += [f"scan: {f.line()}" for f in admission.warnings + admission.accepted]
     admission.check(", ".join(sorted({w.source.label for w in wants.values()})),
@@ -966,13 +1030,21 @@ def _writing(shown: str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise _error(
-            "INS016",
-            f"cannot write {shown}: {reason}; it is as it was",
-            exc.filename if isinstance(exc.filename, str) else None,
-            hint="check the permissions and free space of the agent directory",
-        ) from None
+        raise _cannot_write(shown, *_reason(exc)) from None
+
+
+def _reason(exc: OSError) -> tuple[str, str | None]:
+    """Why a write failed, and the file it names (picklable, from a worker)."""
+    return exc.strerror or str(exc), exc.filename if isinstance(exc.filename, str) else None
+
+
+def _cannot_write(shown: str, reason: str, filename: str | None) -> SkillpackError:
+    return _error(
+        "INS016",
+        f"cannot write {shown}: {reason}; it is as it was",
+        filename,
+        hint="check the permissions and free space of the agent directory",
+    )
 
 
 def _copy_paths(placement: Placement, where: _Where) -> list[str]:

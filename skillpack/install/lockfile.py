@@ -440,21 +440,28 @@ def check_scope(lock: InstallLock, scope: Scope, where: str) -> None:
     outside the agent directories."""
     from skillpack.source.agents import agent
 
+    # the agent directories each set of agents allows, as the lock shows them (a skill's
+    # directory is one of them joined with its name: one segment, checked by _check)
+    known: dict[tuple[str, ...], list[str]] = {}
     for skill in lock.skills:
         for d in skill.directories:
-            places = [scope.canonical_dir]
-            for name in d.agents:
-                known = agent(name)
-                if known is None:
-                    raise _error(f"skill {skill.name!r}: directory {d.path!r} names an "
-                                 f"unknown agent {name!r}", where)  # fmt: skip
-                places.append(scope.agent_dir(known))
-            allowed = set()
-            for place in places:
-                try:
-                    allowed.add(scope.shown(place / skill.name))
-                except ValueError:  # an agent directory outside the project: never
-                    continue
+            prefixes = known.get(d.agents)
+            if prefixes is None:
+                places = [scope.canonical_dir]
+                for name in d.agents:
+                    found = agent(name)
+                    if found is None:
+                        raise _error(f"skill {skill.name!r}: directory {d.path!r} names an "
+                                     f"unknown agent {name!r}", where)  # fmt: skip
+                    places.append(scope.agent_dir(found))
+                prefixes = []
+                for place in places:
+                    try:
+                        prefixes.append(scope.shown(place))
+                    except ValueError:  # an agent directory outside the project: never
+                        continue
+                known[d.agents] = prefixes
+            allowed = {f"{prefix}/{skill.name}" for prefix in prefixes}
             if d.path not in allowed:
                 raise _error(
                     f"skill {skill.name!r}: directory {d.path!r} is not the skill's "

@@ -16,6 +16,7 @@ leads to that agent's own user directory (``.claude/skills -> ~/.claude/skills``
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -74,7 +75,7 @@ class Scope:
         """The inverse of :meth:`shown`."""
         return Path(shown) if self.global_ else self.project / shown
 
-    @property
+    @functools.cached_property
     def canonical_dir(self) -> Path:
         """Where ``--link`` keeps each skill's one copy: ``.agents/skills`` of the
         project, or ``~/.agents/skills``."""

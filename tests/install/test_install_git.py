@@ -115,6 +115,51 @@ def test_a_tag_installs_pinned_to_its_commit_and_reinstalls_offline(
     assert not (project / ".claude" / "skills" / "notes").exists()
 
 
+def recording_git(directory: Path) -> tuple[dict[str, str], Path]:
+    """A ``git`` first on PATH that records each call (its arguments, one line) and runs
+    the real one: the environment to run with, and the record."""
+    real = shutil.which("git")
+    assert real is not None
+    directory.mkdir()
+    calls = directory / "calls.log"
+    wrapper = directory / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{calls}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return {"PATH": f"{directory}{os.pathsep}{os.environ['PATH']}"}, calls
+
+
+def test_a_pinned_reinstall_runs_no_git_and_still_finds_drift(
+    sp: Run, project: Path, repo: Repo, tmp_path: Path
+) -> None:
+    agent_project(project)
+    ok(sp("install", f"{repo.url}@v1", "-a", "claude-code"))
+    extra, calls = recording_git(tmp_path / "bin")
+    installed = project / ".claude" / "skills" / "review"
+    # the pin and the cache hold the commit: a re-install, offline or not, and --check
+    # run no git at all (no ref listed, nothing fetched, no bundle built again)
+    for args in (("install",), ("install", "--offline"), ("install", "--check")):
+        out = ok(sp(*args, extra=extra))
+        assert not calls.exists(), f"{args}: {calls.read_text()}"
+        assert args[-1] == "--check" or "0 written" in out.stdout + out.stderr
+    # a modified installed file is still found, by a run that runs no git either
+    (installed / "scripts" / "run.sh").write_text("echo tampered\n")
+    for args in (("install",), ("install", "--offline")):
+        err = refused(sp(*args, extra=extra), "INS017", 1)
+        assert "scripts/run.sh" in err
+    drift = sp("install", "--check", extra=extra)
+    assert drift.returncode == 1 and "run.sh" in drift.stdout + drift.stderr
+    ok(sp("install", "--force", extra=extra))  # repaired from the cached bundle
+    assert (installed / "scripts" / "run.sh").read_text() == "echo 1\n"
+    assert not calls.exists(), calls.read_text()
+    # without the built bundle, the commit comes from the git cache: local git only
+    shutil.rmtree(tmp_path / "cache" / "git" / "bundles")
+    shutil.rmtree(installed)
+    ok(sp("install", "--offline", extra=extra))
+    assert (installed / "scripts" / "run.sh").read_text() == "echo 1\n"
+    ran = calls.read_text().splitlines()
+    assert ran and not [c for c in ran if {"fetch", "ls-remote"} & set(c.split())], ran
+
+
 def test_branches_and_commits_pin_the_commit(sp: Run, project: Path, repo: Repo) -> None:
     agent_project(project)
     skill(repo.work, "review", "v2")

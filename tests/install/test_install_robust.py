@@ -123,3 +123,60 @@ def test_installs_at_once_are_serialized(sp: Run, project: Path, env: dict[str, 
             assert f'name = "{name}"' in lock, (attempt, lock)
         assert "no drift" in ok(sp("install", "--check")).stdout
         ok(sp("uninstall", "review", "helper", "notes"))
+
+
+def test_many_skills_are_written_alike_by_one_process_or_two(
+    tmp_path: Path, env: dict[str, str], versions: tuple[Path, Path]
+) -> None:
+    """Hundreds of skill directories are filled by forked workers (SKILLPACK_JOBS): the
+    same directories, modes, lock and output as one process writes, then an upgrade."""
+    v1, v2 = versions
+    seen = []
+    for jobs in ("1", "2"):
+        project = tmp_path / f"jobs-{jobs}"
+        project.mkdir()
+        shutil.copy(v1, project / "big.skp")
+        run = {**env, "SKILLPACK_JOBS": jobs}
+        first = run_cli("install", "big.skp", "-a", "claude-code", cwd=project, env=run)
+        assert first.returncode == 0, first.stderr
+        shutil.copy(v2, project / "big.skp")
+        second = run_cli("install", "--upgrade", cwd=project, env=run)
+        assert second.returncode == 0, second.stderr
+        skills_dir = project / ".claude" / "skills"
+        trees = {d.name: tree_files(d) for d in sorted(skills_dir.iterdir())}
+        modes = sorted((p.relative_to(project).as_posix(), p.stat().st_mode)
+                       for p in skills_dir.rglob("*"))  # fmt: skip
+        assert len(trees) == SKILLS and all(
+            t["SKILL.md"].count(b"Version 2") for t in trees.values()
+        )
+        check = run_cli("install", "--check", cwd=project, env=run)
+        assert check.returncode == 0 and "no drift" in check.stdout, check.stdout
+        seen.append((trees, modes, (project / LOCK).read_bytes(), first.stdout, second.stdout))
+    assert seen[0] == seen[1]
+
+
+def test_a_failed_write_in_a_worker_names_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A skill directory that cannot be written, in a forked worker's share of the
+    writes: INS016 naming it, once every worker has stopped; the others are complete."""
+    monkeypatch.setenv("SKILLPACK_JOBS", "2")
+    from skillpack._internal.fstree import NewFile
+    from skillpack.errors import SkillpackError
+    from skillpack.install.installer import _Fill, _Writer
+
+    container = tmp_path / "agent" / ".staging"
+    container.mkdir(parents=True)
+    writer = _Writer(False, set(), set(), {}, {})
+    files = [NewFile("SKILL.md", b"---\nname: x\n---\n"), NewFile("a/b.txt", b"b\n")]
+    for i in range(300):
+        where = tmp_path / "missing" if i == 7 else container  # 7: the first worker's
+        writer._pending.append(
+            _Fill(f".claude/skills/s{i}", where, f"s{i}", tmp_path / "agent" / f"s{i}", files)
+        )
+    with pytest.raises(SkillpackError) as raised:
+        writer.flush()
+    assert raised.value.code == "INS016" and ".claude/skills/s7" in str(raised.value)
+    written = sorted(p.name for p in (tmp_path / "agent").iterdir() if p.name != ".staging")
+    assert "s7" not in written and "s299" in written and "s6" in written
+    assert (tmp_path / "agent" / "s299" / "a" / "b.txt").read_bytes() == b"b\n"
