@@ -262,6 +262,19 @@ def test_uninstall_decides_for_every_skill_named_before_the_first_delete(
     assert (project / ".claude/skills/release/SKILL.md").is_file()
 
 
+def test_uninstall_of_one_agent_looks_only_at_its_directories(
+    sp: Run, project: Path, bundles: Bundles
+) -> None:
+    """-a codex: local work in .claude/skills is not in the way, and stays recorded."""
+    ok(sp("install", bundles.v1, "-a", "claude-code", "-a", "codex"))
+    (project / ".claude/skills/review/SKILL.md").write_text("edited\n")
+    ok(sp("uninstall", "review", "-a", "codex"))
+    assert not (project / ".agents/skills/review").exists()
+    assert (project / ".claude/skills/review/SKILL.md").read_text() == "edited\n"
+    assert '".claude/skills/review"' in (project / LOCK).read_text()
+    assert "modified: .claude/skills/review/SKILL.md" in sp("install", "--check").stdout
+
+
 def test_uninstall_force_removes_what_skillpack_installed_and_names_what_it_keeps(
     sp: Run, project: Path, bundles: Bundles
 ) -> None:
