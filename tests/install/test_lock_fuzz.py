@@ -149,6 +149,9 @@ TWEAKS: dict[str, Callable[[Path], object]] = {
     "link-retargeted": lambda p: _replace(p / ".windsurf/skills/beta",
                                           lambda q: q.symlink_to("../../app/src")),
     "copy-gone": lambda p: shutil.rmtree(p / ".agents/skills/beta"),
+    "link-a-dir": lambda p: _replace(p / ".claude/skills/beta",
+                                     lambda q: _write(q / "SKILL.md", b"my own beta\n")),
+    "copy-a-file": lambda p: _replace(p / _ALPHA, lambda q: q.write_bytes(b"my notes\n")),
 }  # fmt: skip
 
 
