@@ -14,8 +14,8 @@ app = CommandApp()
 
 @app.command(
     "uninstall",
-    epilog="Exit status: 0 removed; 1 locally modified files were kept (named); 2 usage "
-    "error or a name that is not installed.",
+    epilog="Exit status: 0 removed; 1 a skill holds files modified or added locally "
+    "(named; nothing was removed); 2 usage error or a name that is not installed.",
 )
 def uninstall_command(
     names: Annotated[
@@ -27,18 +27,21 @@ def uninstall_command(
     force: Annotated[
         bool,
         typer.Option(
-            "--force", help="Remove installed files even when they were modified locally."
+            "--force",
+            help="Remove installed files even when modified locally; keep (and name) "
+            "the files skillpack did not install.",
         ),
     ] = False,
     config: ConfigOpt = None,
 ) -> None:
-    """Remove installed skills, keeping anything modified or not installed.
+    """Remove installed skills: all of each skill, or nothing.
 
-    Only the files skillpack installed go, while they still have the installed digests,
-    and the directories it created once empty.
-    A locally modified file is kept and named (exit 1) unless --force; a file skillpack
-    did not install is never removed. With -a, only those agents' directories go. The
-    skill's entry leaves skillpack-install.lock with its last directory.
+    Only the files skillpack installed go, and the directories it created once empty.
+    When a skill named holds a file modified or added locally, nothing is removed (for
+    any skill named) and every such file is named (exit 1); --force removes what
+    skillpack installed, modified files included, and keeps the files it did not
+    install, naming them. With -a, only those agents' directories go. The skill's entry
+    leaves skillpack-install.lock with its last directory.
     """
     from skillpack.errors import display_path
     from skillpack.install.remove import uninstall
@@ -48,6 +51,8 @@ def uninstall_command(
     report = uninstall(names, agent or (), scope, lock_path, force=force)
     for directory in report.removed:
         print(f"removed {directory}")
-    for left in report.left:
-        print(f"left {left} (not installed by skillpack)")
+    for modified in report.modified:
+        print(f"removed {modified} (modified locally; --force)")
+    for kept in report.kept:
+        print(f"kept {kept} (not installed by skillpack)")
     print(f"updated {display_path(lock_path)}")

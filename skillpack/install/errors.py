@@ -64,9 +64,14 @@ CODES: tuple[ErrorCode, ...] = (
               "`--force`, which the hint names with the count of such files."),
     ErrorCode("INS014", "no installed skill (or pinned source) has this name", U,
               "`skillpack install --check` lists what is installed."),
-    ErrorCode("INS015", "`uninstall` kept locally modified files", F,
-              "Files whose sha256 no longer matches the lock are kept and named; the rest "
-              "is removed. `--force` removes them too."),
+    ErrorCode("INS015", "`uninstall` found local work in a skill and removed nothing", F,
+              "A file of a skill named was modified (its sha256 no longer matches the "
+              "lock), or one skillpack did not install was added, in one of the "
+              "directories to remove. Everything is decided before the first delete: "
+              "nothing is removed, for any skill of the command, and each such file is "
+              "named. Move or restore them, or pass `--force`: it removes what skillpack "
+              "installed, modified files included, and keeps (and names) the files it did "
+              "not install."),
     ErrorCode("INS016", "writing into an agent directory failed", F,
               "The message gives the system's reason (permissions, a full disk). Nothing is "
               "half-written: the skill directory is as it was."),

@@ -409,7 +409,7 @@ class _Want:
 
         bundle = self.source.bundle
         entry = bundle.manifest.skill(f"skill://{self.skill_path}/SKILL.md")
-        if entry is None or _locked_files(entry) != self.files:
+        if entry is None or skill_name(entry) != self.name or _locked_files(entry) != self.files:
             raise _error(
                 "INS011",
                 f"the install lock does not describe {self.name} as {self.source.label} has it",
@@ -661,7 +661,19 @@ def _place(
         if not opened[placement.source].loaded:
             continue
         bundle = opened[placement.source].manifest
-        if bundle.skill(f"skill://{placement.skill_path}/SKILL.md") is None:
+        entry = bundle.skill(f"skill://{placement.skill_path}/SKILL.md")
+        if entry is not None and skill_name(entry) != name:
+            # the lock names the skill at that path otherwise: it cannot pick directories
+            raise _error(
+                "INS011",
+                f"the install lock names the skill {placement.skill_path!r} of "
+                f"{opened[placement.source].label} {name!r}; the bundle names it "
+                f"{skill_name(entry)!r}",
+                str(settings.lock_path),
+                hint="restore the lock from version control, or delete it and run "
+                "'skillpack install' again",
+            )
+        if entry is None:
             found = [s for s in bundle.skills if skill_name(s) == name]
             if not found:
                 raise _error(
@@ -844,7 +856,12 @@ def _keep_local_work(
         was = previous.get(name)
         if was is None:
             continue
-        for path, shown in _copies(placement, places):
+        # every directory of the skill, the links' too: a directory of one's own where
+        # the link was, or a file where a skill directory was, is local work as well
+        for directory in _skill_dirs(placement, places.scope):
+            path, shown = places.of(directory, name)
+            if kinds.get(path) == "file":
+                lost.append(f"extra: {shown}")
             if path in right or kinds.get(path) != "directory":
                 continue
             lost += [

@@ -309,7 +309,7 @@ def parse_install_lock(data: bytes, where: str) -> InstallLock:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _error(f"not UTF-8: {exc}", where) from None
+        raise _error(f"is not UTF-8: {exc}", where) from None
     try:
         lock = _fast_read(text)
     except _NotCanonical:
@@ -331,7 +331,7 @@ def _slow_read(text: str, where: str) -> InstallLock:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _error(f"not valid TOML: {exc}", where) from None
+        raise _error(f"is not valid TOML: {exc}", where) from None
     errors = validation_errors(SCHEMA, doc)
     if errors:
         raise _error(

@@ -1,12 +1,16 @@
-"""``skillpack uninstall``: remove installed skills, and nothing else.
+"""``skillpack uninstall``: remove installed skills, all of a skill or nothing.
 
-Only what the install lock says skillpack installed is removed, and only while it is
-still what was installed: a file whose sha256 no longer matches the lock is kept and
-named (``INS015``, exit 1) unless ``force``; a file or directory the lock does not list
-is never removed (not even with ``force``); a link is removed only when it still leads
-to the skill's copy. Directories are removed once empty, deepest first; no symbolic
-link is ever followed. A skill's lock entry goes with its last directory; a directory
-where something was kept stays in the lock, so ``uninstall --force`` can finish.
+Only what the install lock says skillpack installed is removed, and everything is
+decided before the first delete. Every directory of every skill named is looked at
+first, without following a link: a file whose sha256 no longer matches the lock, a file
+or link the lock does not list, a directory where a file was (``install --check``'s
+``modified`` and ``extra``) is local work. When any skill named holds local work, the
+command removes nothing at all and names every such file (``INS015``, exit 1): agents
+are never left a half skill. ``force`` removes what skillpack installed, modified files
+included, and keeps (and names) every file, link and directory it did not install. A
+link is removed only when it still leads to the skill's copy. Directories are removed
+once empty, deepest first; no symbolic link is ever followed. A skill's lock entry goes
+with its last directory.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillpack.errors import Location, SkillpackError, UsageError
-from skillpack.install.drift import digest_of
+from skillpack.install.drift import compare_tree, digest_of
 from skillpack.install.lockfile import (
     InstalledDir,
     InstalledSkill,
@@ -34,9 +38,87 @@ Log = Callable[[str], None]
 @dataclass
 class RemoveReport:
     removed: list[str] = field(default_factory=list)  #: skill directories removed
-    kept: list[str] = field(default_factory=list)  #: files kept, modified locally
-    left: list[str] = field(default_factory=list)  #: files and links not skillpack's
+    #: files modified locally: removed with ``force`` (named), else nothing was removed
+    modified: list[str] = field(default_factory=list)
+    #: files, links and directories skillpack did not install: kept (never removed)
+    kept: list[str] = field(default_factory=list)
     lock: InstallLock = field(default_factory=InstallLock)
+
+
+@dataclass
+class _Plan:
+    """What uninstall will do in one directory of a skill, decided before any delete."""
+
+    directory: InstalledDir
+    kind: str  #: ``copy`` (remove its files), ``link`` (unlink it), ``gone`` or ``foreign``
+    modified: list[str] = field(default_factory=list)  #: shown paths
+    extra: list[str] = field(default_factory=list)  #: shown paths
+
+
+def _plan_copy(d: InstalledDir, skill: InstalledSkill, scope: Scope) -> _Plan:
+    """Look at a copy without touching it: its modified files and what skillpack did not
+    put there (a real modification: another sha256, not only another executable bit)."""
+    path = scope.text_of(d.path)
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return _Plan(d, "gone")
+    if not stat.S_ISDIR(st.st_mode):  # a link or a file: not skillpack's now
+        return _Plan(d, "foreign", extra=[d.path])
+    plan = _Plan(d, "copy")
+    sizes = {f.path: f for f in skill.files}
+    for kind, rel in compare_tree(path, skill.files):
+        shown = f"{d.path}/{rel}"
+        if kind == "extra":
+            plan.extra.append(shown)
+        elif kind == "modified":
+            f = sizes[rel]
+            if digest_of(os.path.join(path, rel), f.size) != f.digest:
+                plan.modified.append(shown)
+    return plan
+
+
+def _plan_skill(
+    skill: InstalledSkill, only: set[str] | None, scope: Scope
+) -> tuple[list[_Plan], tuple[InstalledDir, ...]]:
+    """The plans of ``skill``'s directories under ``only`` (or all), links first and
+    the copy last; and the directories it keeps."""
+    chosen = [d for d in skill.directories
+              if only is None or d.path.rpartition("/")[0] in only]  # fmt: skip
+    copy = skill.copy
+    if copy in chosen and any(d.link for d in skill.directories):
+        # the links would dangle without the copy: they go with it
+        chosen = list(skill.directories)
+    remaining = tuple(d for d in skill.directories if d not in chosen)
+    copy_real = os.path.realpath(scope.path_of(copy.path))
+    plans = []
+    for d in sorted(chosen, key=lambda d: not d.link):
+        if not d.link:
+            plans.append(_plan_copy(d, skill, scope))
+            continue
+        path = scope.path_of(d.path)
+        if os.path.islink(path) and os.path.realpath(path) == copy_real:
+            plans.append(_Plan(d, "link"))
+        elif os.path.lexists(path):
+            plans.append(_Plan(d, "foreign", extra=[d.path]))
+        else:
+            plans.append(_Plan(d, "gone"))
+    return plans, remaining
+
+
+def _refused(lock_path: Path, local: dict[str, list[str]]) -> SkillpackError:
+    names = sorted(local)
+    details = [line for name in names for line in local[name]]
+    return SkillpackError(
+        "INS015",
+        f"removed nothing: {', '.join(names)} {'holds' if len(names) == 1 else 'hold'} "
+        f"{len(details)} file(s) modified or added locally",
+        Location(str(lock_path)),
+        details=details,
+        hint=f"move or restore the files named and run it again; 'skillpack uninstall "
+        f"--force {' '.join(names)}' removes what skillpack installed, modified files "
+        "included, and keeps the files it did not install",
+    )
 
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -60,18 +142,15 @@ def _open_dirs(root_fd: int, parts: Sequence[str], fds: dict[str, int]) -> int |
     return fd
 
 
-def _remove_copy(
-    path: Path, skill: InstalledSkill, force: bool, report: RemoveReport, shown: str
-) -> bool:
+def _remove_copy(path: Path, skill: InstalledSkill, force: bool, shown: str) -> list[str]:
     """Remove the locked files of a copy, never following a link (every step is taken
-    from a directory descriptor with ``O_NOFOLLOW``); True when nothing modified was
-    kept."""
-    clean = True
+    from a directory descriptor with ``O_NOFOLLOW``); the files it kept: what is not a
+    regular file now, and (without ``force``) a file modified since it was planned."""
+    kept: list[str] = []
     try:
         root = os.open(path, _DIR_FLAGS | os.O_CLOEXEC)
     except OSError:
-        report.left.append(shown)
-        return True
+        return kept
     fds: dict[str, int] = {}
     try:
         for f in skill.files:
@@ -83,12 +162,10 @@ def _remove_copy(
                 st = os.lstat(name, dir_fd=parent)
             except (FileNotFoundError, NotADirectoryError):
                 continue
-            if not stat.S_ISREG(st.st_mode):
-                report.left.append(f"{shown}/{f.path}")
-                continue
-            if digest_of(name, f.size, dir_fd=parent) != f.digest and not force:
-                report.kept.append(f"{shown}/{f.path}")
-                clean = False
+            if not stat.S_ISREG(st.st_mode) or (
+                not force and digest_of(name, f.size, dir_fd=parent) != f.digest
+            ):
+                kept.append(f"{shown}/{f.path}")
                 continue
             os.unlink(name, dir_fd=parent)
         for directory in sorted(fds, key=lambda d: d.count("/"), reverse=True):
@@ -100,18 +177,9 @@ def _remove_copy(
         for fd in fds.values():
             os.close(fd)
         os.close(root)
-    try:
+    with contextlib.suppress(OSError):  # not empty: what skillpack did not install
         os.rmdir(path)
-    except (FileNotFoundError, NotADirectoryError):
-        pass
-    except OSError:
-        left = sorted(
-            p.relative_to(path).as_posix()
-            for p in path.rglob("*")
-            if not p.is_dir() or p.is_symlink()
-        )
-        report.left += [f"{shown}/{p}" for p in left if f"{shown}/{p}" not in report.kept]
-    return clean
+    return kept
 
 
 def uninstall(
@@ -123,7 +191,9 @@ def uninstall(
     force: bool = False,
     log: Log = print,
 ) -> RemoveReport:
-    """Remove the skills ``names`` (from the directories of ``agents``, or all of them)."""
+    """Remove the skills ``names`` (from the directories of ``agents``, or all of them):
+    every directory of every skill named is planned before the first delete; local work
+    in any of them is ``INS015`` with nothing removed, unless ``force``."""
     from skillpack._internal.flock import locked
     from skillpack._internal.fsutil import write_if_changed
     from skillpack.install.lockfile import read_install_lock
@@ -155,61 +225,56 @@ def uninstall(
                     parent = scope.path_of(d.path).parent
                     if os.path.lexists(parent):
                         confined(parent, scope)
+        plans: dict[str, tuple[list[_Plan], tuple[InstalledDir, ...]]] = {}
+        local: dict[str, list[str]] = {}
+        for skill in lock.skills:
+            if skill.name in names:
+                plans[skill.name] = _plan_skill(skill, only, scope)
+                found = [f"modified: {m}" for p in plans[skill.name][0] for m in p.modified]
+                found += [f"not installed by skillpack: {e}" for p in plans[skill.name][0]
+                          if p.kind == "copy" for e in p.extra]  # fmt: skip
+                if found:
+                    local[skill.name] = found
+        if local and not force:
+            raise _refused(lock_path, local)
         report = RemoveReport()
         keep: list[InstalledSkill] = []
         for skill in lock.skills:
-            if skill.name not in names:
+            if skill.name not in plans:
                 keep.append(skill)
                 continue
-            remaining = _remove_skill(skill, only, scope, force, report)
+            remaining = _remove_skill(skill, *plans[skill.name], scope, force, report)
             if remaining:
                 keep.append(InstalledSkill(skill.name, skill.source, skill.skill_path,
                                            remaining, skill.files))  # fmt: skip
         report.lock = InstallLock(lock.sources, tuple(keep)).normalized()
         write_if_changed(lock_path, render_install_lock(report.lock))
-        if report.kept:
-            raise SkillpackError(
-                "INS015",
-                f"kept {len(report.kept)} locally modified file(s); the rest was removed",
-                Location(str(lock_path)),
-                details=report.kept[:20],
-                hint="'skillpack uninstall --force NAME' removes them too",
-            )
         return report
 
 
 def _remove_skill(
     skill: InstalledSkill,
-    only: set[str] | None,
+    plans: list[_Plan],
+    remaining: tuple[InstalledDir, ...],
     scope: Scope,
     force: bool,
     report: RemoveReport,
 ) -> tuple[InstalledDir, ...]:
-    """Remove ``skill``'s directories (those under ``only``, or all); the ones left."""
-    chosen = [d for d in skill.directories
-              if only is None or d.path.rpartition("/")[0] in only]  # fmt: skip
-    copy = skill.copy
-    if copy in chosen and any(d.link for d in skill.directories):
-        # the links would dangle without the copy: they go with it
-        chosen = list(skill.directories)
-    remaining = [d for d in skill.directories if d not in chosen]
-    copy_real = os.path.realpath(scope.path_of(copy.path))
-    for d in sorted(chosen, key=lambda d: not d.link):  # links first, the copy last
-        path = scope.path_of(d.path)
-        if d.link:
-            if os.path.islink(path) and os.path.realpath(path) == copy_real:
-                os.unlink(path)
-                report.removed.append(d.path)
-            elif os.path.lexists(path):
-                report.left.append(d.path)
-            continue
-        if not os.path.lexists(path):
-            continue
-        if os.path.islink(path) or not os.path.isdir(path):
-            report.left.append(d.path)
-            continue
-        if _remove_copy(path, skill, force, report, d.path):
+    """Carry out ``plans`` (links first, the copy last); the directories left in the
+    lock: those not chosen, and a copy where a file changed since it was planned."""
+    left = list(remaining)
+    for plan in plans:
+        d = plan.directory
+        report.kept += plan.extra
+        if plan.kind == "link":
+            os.unlink(scope.path_of(d.path))
             report.removed.append(d.path)
-        else:
-            remaining.append(d)
-    return tuple(sorted(remaining))
+        elif plan.kind == "copy":
+            kept = _remove_copy(scope.path_of(d.path), skill, force, d.path)
+            report.modified += [m for m in plan.modified if m not in kept]
+            report.kept += kept
+            if not force and kept:  # changed between the plan and the delete
+                left.append(d)
+            else:
+                report.removed.append(d.path)
+    return tuple(sorted(left))

@@ -209,29 +209,137 @@ def test_link_layout_keeps_one_copy(sp: Run, project: Path, bundles: Bundles) ->
     assert (project / ".claude" / "skills" / "review").is_symlink()  # the lock's layout holds
 
 
-def test_uninstall_keeps_what_was_modified_or_not_installed(
+def _local_work(project: Path) -> list[str]:
+    """Edit one installed file of review and add two of the user's own (one in a new
+    directory); the files, as uninstall must name them."""
+    claude = project / ".claude" / "skills" / "review"
+    (claude / "references" / "checklist.md").write_text("my notes\n")
+    (project / ".agents" / "skills" / "review" / "scripts" / "mine.sh").write_text("mine\n")
+    (claude / "notes").mkdir()
+    (claude / "notes" / "todo.md").write_text("not installed\n")
+    return [
+        ".claude/skills/review/references/checklist.md",
+        ".agents/skills/review/scripts/mine.sh",
+        ".claude/skills/review/notes/todo.md",
+    ]
+
+
+def test_uninstall_of_a_skill_with_local_work_removes_nothing_and_names_it(
+    sp: Run, project: Path, bundles: Bundles
+) -> None:
+    """All of a skill or nothing: one file edited in .claude/skills and files added in
+    both directories, and no directory of the skill loses a file (agents are never left
+    half a skill); every such file is named, with what to do."""
+    ok(sp("install", bundles.v1, "-a", "claude-code", "-a", "codex"))
+    files = _local_work(project)
+    before = snapshot(project)
+    err = refused(sp("uninstall", "review"), "INS015", 1)
+    assert snapshot(project) == before  # the clean copy and the lock included
+    for shown in files:
+        assert shown in err, err
+    assert "modified: .claude/skills/review/references/checklist.md" in err
+    assert "not installed by skillpack: .agents/skills/review/scripts/mine.sh" in err
+    assert "removed nothing" in err and "'skillpack uninstall --force review'" in err
+    # restored and moved away: the same command removes it
+    (project / ".claude/skills/review/references/checklist.md").write_text("- [ ] tests\n")
+    (project / ".agents/skills/review/scripts/mine.sh").unlink()
+    shutil.rmtree(project / ".claude/skills/review/notes")
+    ok(sp("uninstall", "review"))
+    assert not (project / ".claude/skills/review").exists()
+    assert not (project / ".agents/skills/review").exists()
+
+
+def test_uninstall_decides_for_every_skill_named_before_the_first_delete(
+    sp: Run, project: Path, bundles: Bundles
+) -> None:
+    """A clean skill named beside one with local work: the command removes nothing."""
+    ok(sp("install", bundles.v1, "-a", "claude-code", "-a", "codex"))
+    (project / ".agents/skills/review/SKILL.md").write_text("edited\n")
+    before = snapshot(project)
+    err = refused(sp("uninstall", "release", "review", "notes"), "INS015", 1)
+    assert snapshot(project) == before
+    assert "review holds 1 file(s)" in err and ".agents/skills/review/SKILL.md" in err
+    assert (project / ".claude/skills/release/SKILL.md").is_file()
+
+
+def test_uninstall_of_one_agent_looks_only_at_its_directories(
+    sp: Run, project: Path, bundles: Bundles
+) -> None:
+    """-a codex: local work in .claude/skills is not in the way, and stays recorded."""
+    ok(sp("install", bundles.v1, "-a", "claude-code", "-a", "codex"))
+    (project / ".claude/skills/review/SKILL.md").write_text("edited\n")
+    ok(sp("uninstall", "review", "-a", "codex"))
+    assert not (project / ".agents/skills/review").exists()
+    assert (project / ".claude/skills/review/SKILL.md").read_text() == "edited\n"
+    assert '".claude/skills/review"' in (project / LOCK).read_text()
+    assert "modified: .claude/skills/review/SKILL.md" in sp("install", "--check").stdout
+
+
+def test_uninstall_force_removes_what_skillpack_installed_and_names_what_it_keeps(
     sp: Run, project: Path, bundles: Bundles
 ) -> None:
     ok(sp("install", bundles.v1, "-a", "claude-code", "-a", "codex"))
-    skill = project / ".claude" / "skills" / "review"
-    (skill / "references" / "checklist.md").write_text("my notes\n")
-    (skill / "mine.md").write_text("not installed\n")
-    proc = sp("uninstall", "review")
-    assert proc.returncode == 1 and "INS015" in proc.stderr
-    assert ".claude/skills/review/references/checklist.md" in proc.stderr
-    assert not (project / ".agents" / "skills" / "review").exists()  # the clean copy: gone
-    assert sorted(tree_files(skill)) == ["mine.md", "references/checklist.md"]
-    # the directory with kept files stays in the lock; --force finishes, but never
-    # removes a file skillpack did not install
-    ok(sp("uninstall", "review", "--force"))
-    assert tree_files(skill) == {"mine.md": b"not installed\n"}
+    _local_work(project)
+    out = ok(sp("uninstall", "review", "--force")).stdout
+    assert "removed .claude/skills/review/references/checklist.md (modified locally" in out
+    assert "kept .agents/skills/review/scripts/mine.sh (not installed by skillpack)" in out
+    assert "kept .claude/skills/review/notes/todo.md (not installed by skillpack)" in out
+    assert tree_files(project / ".claude/skills/review") == {"notes/todo.md": b"not installed\n"}
+    assert tree_files(project / ".agents/skills/review") == {"scripts/mine.sh": b"mine\n"}
+    # the lock matches the disk: review is gone from it, nothing is drift or unmanaged
     assert 'name = "review"' not in (project / LOCK).read_text()
+    check = ok(sp("install", "--check"))
+    assert "no drift" in check.stdout and "unmanaged" not in check.stdout
     refused(sp("uninstall", "review"), "INS014", 2)
     # -a removes one agent's copy only
     ok(sp("uninstall", "release", "-a", "codex"))
     assert not (project / ".agents" / "skills" / "release").exists()
     assert (project / ".claude" / "skills" / "release" / "SKILL.md").is_file()
     assert "no drift" in ok(sp("install", "--check")).stdout
+
+
+def test_uninstall_with_a_changed_copy_keeps_its_links(
+    sp: Run, project: Path, bundles: Bundles
+) -> None:
+    """--link: the links go with the copy, so local work in the copy keeps them too;
+    -a for a link's agent alone removes that link."""
+    ok(sp("install", bundles.v1, "--link", "-a", "claude-code", "-a", "windsurf"))
+    (project / ".agents/skills/review/scripts/check.sh").write_text("#!/bin/sh\nmine\n")
+    before = snapshot(project)
+    err = refused(sp("uninstall", "review"), "INS015", 1)
+    assert "modified: .agents/skills/review/scripts/check.sh" in err
+    assert snapshot(project) == before
+    assert (project / ".claude/skills/review").is_symlink()
+    ok(sp("uninstall", "review", "-a", "windsurf"))
+    assert not (project / ".windsurf/skills/review").is_symlink()
+    assert (project / ".claude/skills/review").is_symlink()
+
+
+def test_uninstall_names_a_file_replaced_by_a_link_and_never_follows_it(
+    sp: Run, project: Path, bundles: Bundles, tmp_path: Path
+) -> None:
+    ok(sp("install", bundles.v1, "-a", "codex", "-s", "release"))
+    outside = tmp_path / "outside.md"
+    outside.write_text("## Notes\n")  # the installed bytes
+    notes = project / ".agents/skills/release/templates/notes.md"
+    notes.unlink()
+    notes.symlink_to(outside)
+    err = refused(sp("uninstall", "release"), "INS015", 1)
+    assert "modified: .agents/skills/release/templates/notes.md" in err
+    out = ok(sp("uninstall", "release", "--force")).stdout
+    assert "kept .agents/skills/release/templates/notes.md (not installed by skillpack)" in out
+    assert notes.is_symlink() and outside.read_text() == "## Notes\n"
+    assert sorted(tree_files(project / ".agents/skills/release")) == []
+
+
+def test_uninstall_ignores_a_changed_executable_bit(
+    sp: Run, project: Path, bundles: Bundles
+) -> None:
+    """Only content is local work: a chmod loses nothing when the file goes."""
+    ok(sp("install", bundles.v1, "-a", "codex", "-s", "review"))
+    (project / ".agents/skills/review/scripts/check.sh").chmod(0o644)
+    ok(sp("uninstall", "review"))
+    assert not (project / ".agents/skills/review").exists()
 
 
 def test_uninstall_never_follows_a_link_out_of_a_skill(

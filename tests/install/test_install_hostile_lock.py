@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,26 @@ def test_a_lock_that_is_not_a_regular_file_is_never_read(
     os.truncate(project / LOCK, 65 * 1024 * 1024)  # sparse: no disk used
     proc = sp("install", "--check")
     assert proc.returncode == 2 and "INS011" in proc.stderr and "more than" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("garble", "message"),
+    [
+        (lambda data: data[: len(data) // 2], "the install lock is not valid TOML"),
+        (lambda data: data.replace(b'name = "review"', b'name = "rev\xffiew"'),
+         "the install lock is not UTF-8"),
+    ],
+)  # fmt: skip
+def test_a_cut_or_garbled_lock_is_one_clear_refusal(
+    sp: Run, project: Path, bundles: Bundles, tmp_path: Path, garble: Callable[[bytes], bytes],
+    message: str,
+) -> None:  # fmt: skip
+    """Found by tests/install/test_lock_fuzz.py: the message said 'the install lock not
+    valid TOML'. Every command refuses with it and touches nothing."""
+    _installed(sp, project, bundles)
+    (project / LOCK).write_bytes(garble((project / LOCK).read_bytes()))
+    before = snapshot(tmp_path)
+    for args in COMMANDS:
+        proc = sp(*args)
+        assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+        assert snapshot(tmp_path) == before, args

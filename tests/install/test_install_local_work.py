@@ -6,6 +6,7 @@ the other installed skills. Through the real CLI on the example bundle."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,53 @@ def test_a_skill_from_another_source_keeps_every_directory(tmp_path: Path, bundl
     assert gone.returncode == 0, gone.stderr
     assert not (project / ".agents/skills/refunds").exists()
     assert not (project / ".claude/skills/refunds").exists()
+
+
+def test_a_directory_of_ones_own_where_a_link_was_is_local_work(
+    tmp_path: Path, bundle: Path
+) -> None:
+    """--link: the user replaced .claude/skills/refunds (a link) by a directory of their
+    own. A plain install 'relinked' it, exit 0, and the directory was gone (found by
+    tests/install/test_lock_fuzz.py); a file where a skill directory was, the same."""
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    proc = run_cli("install", bundle, "--link", "-a", "claude-code", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    mine = project / ".claude" / "skills" / "refunds"
+    mine.unlink()
+    mine.mkdir()
+    (mine / "SKILL.md").write_text("my own refunds\n")
+    before = _snapshot(project)
+    for args in ([], ["--frozen"]):
+        proc = run_cli("install", *args, cwd=project)
+        assert proc.returncode == 1 and "INS017" in proc.stderr, (args, proc.stderr)
+        assert "modified: .claude/skills/refunds/SKILL.md" in proc.stderr
+        assert _snapshot(project) == before and not mine.is_symlink()
+    forced = run_cli("install", "--force", cwd=project)
+    assert forced.returncode == 0, forced.stderr
+    assert "replaced local work (modified: .claude/skills/refunds/SKILL.md)" in forced.stdout
+    assert mine.is_symlink()
+    mine.unlink()
+    mine.write_text("a note, not a skill\n")
+    proc = run_cli("install", cwd=project)
+    assert proc.returncode == 1 and "extra: .claude/skills/refunds" in proc.stderr, proc.stderr
+    assert mine.read_text() == "a note, not a skill\n"
+
+
+def test_a_lock_that_renames_a_skill_cannot_pick_its_directory(project: Path, bundle: Path) -> None:
+    """The lock's name for a skill is the name the pinned bundle gives it at that path:
+    renamed to 'mine', install and --frozen installed refunds as .claude/skills/mine
+    (found by tests/install/test_lock_fuzz.py); now INS011, nothing written."""
+    lock = project / LOCK
+    text = lock.read_text()
+    assert 'name = "refunds"' in text
+    lock.write_text(text.replace('name = "refunds"', 'name = "mine"').replace(
+        ".claude/skills/refunds", ".claude/skills/mine"))  # fmt: skip
+    shutil.rmtree(project / ".claude" / "skills" / "refunds")
+    before = _snapshot(project)
+    for args in ([], ["--frozen"]):
+        proc = run_cli("install", *args, cwd=project)
+        assert proc.returncode == 2 and "INS011" in proc.stderr, (args, proc.stderr)
+        assert "does not describe mine" in proc.stderr
+        assert _snapshot(project) == before, args
+        assert not (project / ".claude" / "skills" / "mine").exists()
