@@ -95,3 +95,39 @@ def test_a_forked_child_stopped_early_is_reaped() -> None:
     child.stop()
     with pytest.raises(ChildProcessError):
         os.waitpid(child.pid, os.WNOHANG)
+
+
+def test_a_worker_dies_with_its_killed_parent(tmp_path: Path) -> None:
+    """A command killed with SIGKILL (an install stopped halfway) leaves no worker
+    writing on behind it: each worker dies with its parent."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    trace = tmp_path / "trace"
+    script = (
+        "import sys, time\n"
+        "from skillpack._internal.parallel import Forked\n"
+        "def work():\n"
+        "    while True:\n"
+        "        with open(sys.argv[1], 'a') as f:\n"
+        "            f.write('x')\n"
+        "        time.sleep(0.005)\n"
+        "Forked(work)\n"
+        "print('forked', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script, str(trace)], stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None and parent.stdout.readline() == "forked\n"
+    deadline = time.monotonic() + 10
+    while (not trace.exists() or trace.stat().st_size < 5) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    time.sleep(0.2)
+    size = trace.stat().st_size
+    time.sleep(0.3)
+    assert trace.stat().st_size == size, "the worker went on writing after its parent died"

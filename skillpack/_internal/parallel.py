@@ -14,6 +14,7 @@ import functools
 import itertools
 import os
 import signal
+import sys
 from collections.abc import Callable, Mapping
 from typing import Generic, TypeVar, cast
 
@@ -78,6 +79,26 @@ def _child(work: Callable[[], object], fd: int) -> None:
         os._exit(code)
 
 
+def _die_with(parent: int) -> None:
+    """A worker never outlives its parent (Linux ``PR_SET_PDEATHSIG``): a command
+    killed with SIGKILL (an install stopped halfway) stops its workers too, so nothing
+    goes on writing after the command is gone."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: the worker finishes its range
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
 class Forked(Generic[T]):
     """``work()`` running in a forked child, which inherits everything it needs; its
     return value comes back pickled through a pipe, read by :meth:`result`. Call
@@ -89,9 +110,11 @@ class Forked(Generic[T]):
         import pickle  # noqa: F401
 
         read_fd, write_fd = os.pipe()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover (the child exits in _child)
             os.close(read_fd)
+            _die_with(parent)
             _child(work, write_fd)
         os.close(write_fd)
         self.pid, self._fd = pid, read_fd
