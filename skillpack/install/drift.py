@@ -260,14 +260,15 @@ def check_installed(lock: InstallLock, scope: Scope, jobs: int | None = None) ->
     report.drift.sort()
     recorded = {d.path for s in lock.skills for d in s.directories}
     agent_dirs = {scope.agent_dir(a) for a in AGENTS}
-    agent_dirs |= {scope.path_of(p).parent for p in recorded}
+    agent_dirs |= {scope.path_of(parent) for parent in {p.rpartition("/")[0] for p in recorded}}
     for directory in sorted(agent_dirs):
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
             continue
+        base = scope.shown(directory) if directory != scope.project else ""
         for entry in entries:
-            shown = scope.shown(Path(entry.path))
+            shown = f"{base}/{entry.name}" if base else entry.name
             if entry.name.startswith(STAGING_PREFIX):
                 report.leftovers.append(shown)
             elif shown not in recorded and os.path.isfile(os.path.join(entry.path, "SKILL.md")):

@@ -21,10 +21,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillpack.errors import EXIT_USAGE, ConfigError, Location, SkillpackError, UsageError
 from skillpack.source.agents import AGENTS, BY_NAME, UNIVERSAL_DIR, Agent
-from skillpack.source.config import Config
+
+if TYPE_CHECKING:
+    from skillpack.source.config import Config
 
 #: the prefix of the staging directories an install makes inside an agent directory
 STAGING_PREFIX = ".skillpack-install-"
