@@ -390,6 +390,7 @@ class _Want:
     files: tuple[LockedFile, ...]
     source: Opened
     skill_path: str
+    lock_path: str  #: the install lock (named by ``INS011``)
 
     def entry(self) -> SkillEntry:
         """The skill in the bundle, opened in full (every file verified) if it was not
@@ -400,6 +401,7 @@ class _Want:
             raise _error(
                 "INS011",
                 f"the install lock does not describe {self.name} as {self.source.label} has it",
+                self.lock_path,
                 hint="restore the lock from version control, or reinstall the skill",
             )
         return entry
@@ -732,7 +734,7 @@ def _place(
             entry = source.manifest.skill(f"skill://{placement.skill_path}/SKILL.md")
             assert entry is not None
             files = _locked_files(entry)
-        wants[name] = _Want(name, files, source, placement.skill_path)
+        wants[name] = _Want(name, files, source, placement.skill_path, str(settings.lock_path))
     copies = [
         (path, wants[p.name].files)
         for p in active.values()

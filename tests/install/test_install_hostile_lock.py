@@ -128,4 +128,5 @@ def test_a_lock_naming_another_skill_stops_install_before_the_first_write(
         proc = sp(*args)
         assert proc.returncode == 2 and "INS011" in proc.stderr, (args, proc.stderr)
         assert "does not describe zz-review" in proc.stderr
+        assert f"{LOCK}: INS011" in proc.stderr  # the file, then the entry
         assert snapshot(tmp_path) == before, args
