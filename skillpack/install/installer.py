@@ -401,21 +401,28 @@ class _Want:
     files: tuple[LockedFile, ...]
     source: Opened
     skill_path: str
+    lock_path: str  #: the install lock (named by ``INS011``)
 
-    def new_files(self) -> list[NewFile]:
-        """The files' bytes from the bundle, opened in full (every file verified) if it
-        was not yet."""
-        from skillpack._internal.fstree import NewFile
-
-        bundle = self.source.bundle
-        entry = bundle.manifest.skill(f"skill://{self.skill_path}/SKILL.md")
+    def entry(self) -> SkillEntry:
+        """The skill in the bundle, opened in full (every file verified) if it was not
+        yet: ``INS011`` when it is not the skill the lock describes (its name, its
+        files), so a lock edited to name another skill or other files writes nothing."""
+        entry = self.source.bundle.manifest.skill(f"skill://{self.skill_path}/SKILL.md")
         if entry is None or skill_name(entry) != self.name or _locked_files(entry) != self.files:
             raise _error(
                 "INS011",
                 f"the install lock does not describe {self.name} as {self.source.label} has it",
+                self.lock_path,
                 hint="restore the lock from version control, or reinstall the skill",
             )
-        return [NewFile(f.path, bundle.read_verified(f), f.executable) for f in entry.files]
+        return entry
+
+    def new_files(self) -> list[NewFile]:
+        """The files' bytes from the bundle (see :meth:`entry`)."""
+        from skillpack._internal.fstree import NewFile
+
+        bundle = self.source.bundle
+        return [NewFile(f.path, bundle.read_verified(f), f.executable) for f in self.entry().files]
 
 
 def _locked_files(entry: SkillEntry) -> tuple[LockedFile, ...]:
@@ -788,7 +795,7 @@ def _place(
             entry = source.manifest.skill(f"skill://{placement.skill_path}/SKILL.md")
             assert entry is not None
             files = _locked_files(entry)
-        wants[name] = _Want(name, files, source, placement.skill_path)
+        wants[name] = _Want(name, files, source, placement.skill_path, str(settings.lock_path))
     copies = [
         (path, wants[p.name].files)
         for p in active.values()
@@ -796,6 +803,11 @@ def _place(
         if kinds.get(path) == "directory"
     ]
     right = _already_right(copies)
+    # every skill that a copy will be written for is checked against its bundle before
+    # the first write (not when its turn comes: an earlier skill would be written)
+    for name, placement in sorted(active.items()):
+        if any(path not in right for path in _copy_paths(placement, places)):
+            wants[name].entry()
     _keep_local_work(active, places, right, kinds, previous, settings, report)
     _admit(wants, active, places, right, settings, report)
     writer = _Writer(

@@ -110,3 +110,23 @@ def test_a_cut_or_garbled_lock_is_one_clear_refusal(
         proc = sp(*args)
         assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
         assert snapshot(tmp_path) == before, args
+
+
+def test_a_lock_naming_another_skill_stops_install_before_the_first_write(
+    sp: Run, project: Path, bundles: Bundles, tmp_path: Path
+) -> None:
+    """review renamed in the lock, notes (written before it) with a file gone: install
+    repaired notes, then refused review (INS011, exit 2) with the tree changed. Found by
+    tests/install/test_lock_fuzz.py; every skill to write is checked first."""
+    ok(sp("install", bundles.v1, "-a", "claude-code"))
+    text = (project / LOCK).read_text("utf-8")
+    text = text.replace('name = "review"', 'name = "zz-review"')
+    (project / LOCK).write_text(text.replace("skills/review", "skills/zz-review"))
+    (project / ".claude" / "skills" / "notes" / "SKILL.md").unlink()
+    before = snapshot(tmp_path)
+    for args in (("install",), ("install", "--frozen")):
+        proc = sp(*args)
+        assert proc.returncode == 2 and "INS011" in proc.stderr, (args, proc.stderr)
+        assert "does not describe zz-review" in proc.stderr
+        assert f"{LOCK}: INS011" in proc.stderr  # the file, then the entry
+        assert snapshot(tmp_path) == before, args

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import os
 import re
 import shutil
@@ -313,6 +314,17 @@ def check_command(
         assert not changed, (changed, shown)
     if "INS011" in result.err:
         assert LOCK in result.err, shown
+    if result.code == 0 and args[0] == "install" and "--check" not in args:
+        # what install wrote is what the lock says: nothing of it is drift
+        check = in_process(template, project, ("install", "--check"))
+        assert check.code == 0, (check.out, check.err, shown)
+    if result.code == 0 and args[0] == "uninstall":
+        # the lock matches the disk: the skill is gone from it, or what it still lists
+        # is there
+        check = in_process(template, project, ("install", "--check", "-f", "json"))
+        assert check.code in (0, 1), (check.out, check.err, shown)
+        drift = json.loads(check.out)["drift"]
+        assert not [d for d in drift if d["skill"] == args[1]], (drift, shown)
 
 
 def check_lock(
@@ -572,7 +584,7 @@ def edited_bytes(draw: st.DrawFn, data: bytes, run_dir: Path) -> bytes:
 
 
 FUZZ = settings(
-    max_examples=50,
+    max_examples=40,
     deadline=None,
     derandomize=True,
     database=None,
