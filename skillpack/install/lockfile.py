@@ -503,6 +503,9 @@ def read_install_lock(path: Path, scope: Scope | None = None) -> InstallLock:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
+        if os.path.islink(path):  # a link to nothing is not "no lock" (an install would
+            # write a new one through it, and --check would pass)
+            raise _error(f"is a link to {os.readlink(path)!r}, which does not exist", where)
         return InstallLock()
     except OSError as exc:
         raise _error(f"cannot be read: {exc.strerror}", where) from None

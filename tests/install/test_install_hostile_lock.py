@@ -87,6 +87,15 @@ def test_a_lock_that_is_not_a_regular_file_is_never_read(
     os.truncate(project / LOCK, 65 * 1024 * 1024)  # sparse: no disk used
     proc = sp("install", "--check")
     assert proc.returncode == 2 and "INS011" in proc.stderr and "more than" in proc.stderr
+    # a link to nothing is not "no lock": --check passed on it, install wrote through it
+    (project / LOCK).unlink()
+    (project / LOCK).symlink_to(tmp_path / "gone.lock")
+    before = snapshot(project)
+    for args in (*COMMANDS, ("install", bundles.v1, "-a", "claude-code")):
+        proc = sp(*args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "INS011" in proc.stderr and "is a link to" in proc.stderr, proc.stderr
+    assert snapshot(project) == before and not (tmp_path / "gone.lock").exists()
 
 
 @pytest.mark.parametrize(
