@@ -624,10 +624,12 @@ class Bundle:
             raise IntegrityError(entry.uri, "not in this bundle")
         return self._read_entry(self._located(self._files[entry.uri]))
 
-    def read_verified(self, entry: FileEntry) -> bytes:
+    def read_verified(self, entry: FileEntry, *, release: bool = True) -> bytes:
         """The bytes of ``entry``, checked against its locked size and sha256 (handed
-        over once without reading them again when the full mode kept them)."""
-        kept = self._kept.pop(entry.uri, None)
+        over once without reading them again when the full mode kept them; with
+        ``release`` False they stay kept for the next reader: the content scan reads
+        every file before the writer does)."""
+        kept = (self._kept.pop if release else self._kept.get)(entry.uri, None)
         if kept is not None:
             return kept
         locked = self._files.get(entry.uri)

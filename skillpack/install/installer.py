@@ -29,6 +29,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -830,8 +831,8 @@ def _admit(
     sources = {w.source.source: w.source for w in wants.values()}
     for key, entries in sorted(by_source.items()):
         bundle = sources[key].bundle
-        found = admit(bundle.manifest, bundle.read_verified, policy.accepts, entries,
-                      policy.block)  # fmt: skip
+        found = admit(bundle.manifest, partial(bundle.read_verified, release=False),
+                      policy.accepts, entries, policy.block)  # fmt: skip
         admission.flagged += found.flagged
     report.notes += [f"scan: {f.line()}" for f in admission.warnings + admission.accepted]
     admission.check(", ".join(sorted({w.source.label for w in wants.values()})),
