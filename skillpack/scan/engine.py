@@ -11,12 +11,12 @@ blocks; every other text file is a script or data file for the command rules.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Collection
 
 from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
+from skillpack.scan.text import Lazy
 
 #: every code the scan may report
 CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *commands.SEVERITY})
@@ -91,7 +91,7 @@ MAX_PER_CODE = 50
 
 
 #: a Unicode escape in YAML's double-quoted scalars (\\uXXXX, \\UXXXXXXXX, \\xXX)
-_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|x([0-9A-Fa-f]{2}))")
+_ESCAPE = Lazy(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|x([0-9A-Fa-f]{2}))")
 
 
 def _escaped(text: str) -> list[tuple[int, str, str, str]]:

@@ -8,9 +8,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-_TICKS = re.compile(r"`+")
-_REF_COMMENT = re.compile(
+from skillpack.scan.text import Lazy
+
+_FENCE = Lazy(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_TICKS = Lazy(r"`+")
+_REF_COMMENT = Lazy(
     r"^ {0,3}\[(?://|comment|#|_)\]:\s*(?:#|<>|<#>)\s*(?:\((.*)\)|\"(.*)\"|'(.*)')\s*$",
     re.MULTILINE | re.IGNORECASE,
 )
