@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from skillpack.scan.markdown import CodeMap
 from skillpack.scan.model import ERROR, WARNING
-from skillpack.scan.text import Lazy, ascii_lower, marked_lines
+from skillpack.scan.text import Lazy, marked_lines
 
 DOWNLOAD_EXEC = "SP520"
 INSTALLER_PIPE = "SP521"
@@ -334,11 +334,15 @@ _MARKERS: tuple[str, ...] = tuple(
 )
 
 
-def find_commands(text: str, markdown: bool) -> Iterator[tuple[int, str, str, str]]:
-    """(offset, code, severity, message) of each dangerous command in ``text``, at most
-    one per code and line."""
-    lowered = ascii_lower(text)
-    present = {m for m in _MARKERS if (m != "!`" or markdown) and m in lowered}
+#: the same but the load-time shell's (``!`cmd```), which only Markdown has
+_SCRIPT_MARKERS: tuple[str, ...] = tuple(m for m in _MARKERS if m != "!`")
+
+
+def find_commands(text: str, lowered: str, markdown: bool) -> Iterator[tuple[int, str, str, str]]:
+    """(offset, code, severity, message) of each dangerous command in ``text``
+    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it), at most one per code
+    and line."""
+    present = {m for m in (_MARKERS if markdown else _SCRIPT_MARKERS) if m in lowered}
     if not present:
         return
     code_map: CodeMap | None = None
@@ -349,8 +353,9 @@ def find_commands(text: str, markdown: bool) -> Iterator[tuple[int, str, str, st
             continue
         lines = marked_lines(lowered, markers)
         for code, regex, what in group.patterns:
+            finditer = regex.compiled.finditer
             for start, end in lines:
-                for match in regex.finditer(text, start, end):
+                for match in finditer(text, start, end):
                     found, message = code, what
                     if code == DOWNLOAD_EXEC:
                         if code_map is None:

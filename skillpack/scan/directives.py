@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from skillpack.scan.markdown import CodeMap, hidden_comments
 from skillpack.scan.model import ERROR, WARNING
-from skillpack.scan.text import Lazy, ascii_lower, marked_lines
+from skillpack.scan.text import Lazy, marked_lines
 
 COMMENT_DIRECTIVE = "SP510"
 COMMENT_INSTRUCTION = "SP511"
@@ -164,9 +164,9 @@ def _comment_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str,
 
 
 def _override_findings(
-    text: str, lowered: str, code: CodeMap
+    text: str, lowered: str, markers: list[str], code: CodeMap
 ) -> Iterator[tuple[int, str, str, str]]:
-    for start, end in marked_lines(lowered, _OVERRIDE_MARKERS):
+    for start, end in marked_lines(lowered, markers):
         for match in _OVERRIDE.finditer(text, start, end):
             if code.in_code(match.start()):
                 continue
@@ -207,11 +207,12 @@ def _url_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str, str
                 break
 
 
-def find_directives(text: str) -> Iterator[tuple[int, str, str, str]]:
-    """(offset, code, severity, message) of each hidden directive in a Markdown text."""
-    lowered = ascii_lower(text)
+def find_directives(text: str, lowered: str) -> Iterator[tuple[int, str, str, str]]:
+    """(offset, code, severity, message) of each hidden directive in a Markdown text
+    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it)."""
     has_comment = "<!--" in text or "]:" in text
-    has_override = any(marker in lowered for marker in _OVERRIDE_MARKERS)
+    overrides = [marker for marker in _OVERRIDE_MARKERS if marker in lowered]
+    has_override = bool(overrides)
     has_url = "http" in lowered and ("](" in text or "<img" in lowered or "]:" in text)
     if not (has_comment or has_override or has_url):
         return
@@ -219,6 +220,6 @@ def find_directives(text: str) -> Iterator[tuple[int, str, str, str]]:
     if has_comment:
         yield from _comment_findings(text, code)
     if has_override:
-        yield from _override_findings(text, lowered, code)
+        yield from _override_findings(text, lowered, overrides, code)
     if has_url:
         yield from _url_findings(text, code)

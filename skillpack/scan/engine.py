@@ -16,7 +16,7 @@ from collections.abc import Collection
 
 from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
-from skillpack.scan.text import Lazy
+from skillpack.scan.text import Lazy, ascii_lower
 
 #: every code the scan may report
 CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *commands.SEVERITY})
@@ -63,9 +63,10 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     if path.rsplit("/", 1)[-1] == "SKILL.md" and "\\" in text:
         raw.extend(_escaped(text))
     markdown = is_markdown(path)
+    lowered = ascii_lower(text)
     if markdown:
-        raw.extend(directives.find_directives(text))
-    raw.extend(commands.find_commands(text, markdown))
+        raw.extend(directives.find_directives(text, lowered))
+    raw.extend(commands.find_commands(text, lowered, markdown))
     if not raw:
         return []
     lines = Lines(text)
