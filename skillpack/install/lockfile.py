@@ -505,7 +505,8 @@ def read_install_lock(path: Path, scope: Scope | None = None) -> InstallLock:
     except FileNotFoundError:
         if os.path.islink(path):  # a link to nothing is not "no lock" (an install would
             # write a new one through it, and --check would pass)
-            raise _error(f"is a link to {os.readlink(path)!r}, which does not exist", where)
+            target = os.readlink(path)
+            raise _error(f"is a link to {target!r}, which does not exist", where) from None
         return InstallLock()
     except OSError as exc:
         raise _error(f"cannot be read: {exc.strerror}", where) from None

@@ -69,6 +69,10 @@ def scan(body: str) -> Iterator[Reference]:
     """Every link and backticked path in ``body`` outside fenced code blocks."""
     fence: str | None = None
     for index, line in enumerate(body.split("\n")):
+        if fence is not None and fence[0] not in line:
+            continue  # cannot close the block
+        if fence is None and "`" not in line and "~" not in line and "]" not in line:
+            continue  # no fence, code span or link
         m = _FENCE_RE.match(line)
         if fence is not None:
             if (

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from skillpack.scan.markdown import CodeMap
 from skillpack.scan.model import ERROR, WARNING
-from skillpack.scan.text import ascii_lower, marked_lines
+from skillpack.scan.text import Lazy, marked_lines
 
 DOWNLOAD_EXEC = "SP520"
 INSTALLER_PIPE = "SP521"
@@ -75,24 +75,24 @@ KNOWN_INSTALLERS: frozenset[str] = frozenset(
 )  # fmt: skip
 
 #: hosts an attack fetches from: URL shorteners, paste and tunnel services
-_SUSPECT_HOSTS = re.compile(
+_SUSPECT_HOSTS = Lazy(
     r"(?:^|\.)(?:bit\.ly|tinyurl\.com|t\.co|is\.gd|goo\.gl|pastebin\.com|paste\.ee|"
     r"hastebin\.com|transfer\.sh|ngrok\.io|ngrok-free\.app|trycloudflare\.com|"
     r"0x0\.st|termbin\.com|webhook\.site|requestbin\.\w+|pipedream\.net)$",
     _I,
 )
-_URL = re.compile(r"(https?)://([^/\s'\"`)>\]]+)", _I)
-_IP_HOST = re.compile(r"^\[?[0-9a-f:.]+\]?(?::\d+)?$", _I)
+_URL = Lazy(r"(https?)://([^/\s'\"`)>\]]+)", _I)
+_IP_HOST = Lazy(r"^\[?[0-9a-f:.]+\]?(?::\d+)?$", _I)
 
 
 @dataclass(frozen=True, slots=True)
 class _Group:
     markers: tuple[str, ...]
-    patterns: tuple[tuple[str, re.Pattern[str], str], ...]  #: (code, regex, what)
+    patterns: tuple[tuple[str, Lazy, str], ...]  #: (code, regex, what)
 
 
-def _p(code: str, pattern: str, what: str) -> tuple[str, re.Pattern[str], str]:
-    return code, re.compile(pattern, _I | re.MULTILINE), what
+def _p(code: str, pattern: str, what: str) -> tuple[str, Lazy, str]:
+    return code, Lazy(pattern, _I | re.MULTILINE), what
 
 
 _GROUPS: tuple[_Group, ...] = (
@@ -212,7 +212,7 @@ _GROUPS: tuple[_Group, ...] = (
 )  # fmt: skip
 
 #: what counts as a credential store or the whole environment
-_SECRET_SOURCE = re.compile(
+_SECRET_SOURCE = Lazy(
     r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/[\w.-]+|/root|"
     r"expanduser\(\s*[\"']~|Path\.home\(\)[^\n]{0,20})?[/\\\"' ]?"
     r"\.(?:ssh[/\\](?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?\b(?!\.pub)|authorized_keys)|"
@@ -228,7 +228,7 @@ _SECRET_SOURCE = re.compile(
     _I,
 )
 #: the whole environment (only sent out counts: reading it is ordinary)
-_ENV_DUMP = re.compile(
+_ENV_DUMP = Lazy(
     r"(?:^|[|;&(`$]|\s)(?:env|printenv|export\s+-p)\s*(?:\||\)|`)"
     r"|/proc/(?:self|\d+)/environ|\bdict\(\s*os\.environ\s*\)|\bos\.environ\.copy\(\)"
     r"|\b(?:json\.dumps|str)\(\s*(?:dict\()?os\.environ\b|JSON\.stringify\(\s*process\.env\s*\)"
@@ -236,7 +236,7 @@ _ENV_DUMP = re.compile(
     r"|\b(?:data|json|params|body)\s*[=:]\s*(?:dict\()?(?:os\.environ|process\.env)\b(?![.\[])",
     _I | re.MULTILINE,
 )
-_NETWORK_SINK = re.compile(
+_NETWORK_SINK = Lazy(
     r"\b(?:curl|wget|nc|ncat|netcat|telnet|scp|sftp|ftp|iwr|irm)\b|Invoke-(?:WebRequest|"
     r"RestMethod)|\brequests\.(?:post|put|patch|get)\b|\burlopen\b|\bhttp\.client\b|"
     r"\bhttpx\.|\baiohttp\b|\bfetch\s*\(|\baxios\b|XMLHttpRequest|sendBeacon|\bsmtplib\b|"
@@ -255,12 +255,12 @@ _SINK_MARKERS = (
     "invoke-", "requests.", "urlopen", "http.client", "httpx", "aiohttp", "fetch", "axios",
     "xmlhttprequest", "sendbeacon", "smtplib", "sendmail", "mail -s", "upload", "s_client",
 )  # fmt: skip
-_LOAD_NETWORK = re.compile(
+_LOAD_NETWORK = Lazy(
     r"\b(?:curl|wget|nc|ncat|netcat|iwr|irm|invoke-webrequest|invoke-restmethod|ssh|scp|"
     r"telnet|ftp)\b|https?://|\bfetch\s*\(",
     _I,
 )
-_LOAD_PIPE = re.compile(r"\|\s*" + _SUDO + r"(?:" + _SHELL + "|" + _INTERP + r"|iex\b)", _I)
+_LOAD_PIPE = Lazy(r"\|\s*" + _SUDO + r"(?:" + _SHELL + "|" + _INTERP + r"|iex\b)", _I)
 
 
 def _line_of(text: str, offset: int) -> tuple[int, str]:
@@ -334,11 +334,15 @@ _MARKERS: tuple[str, ...] = tuple(
 )
 
 
-def find_commands(text: str, markdown: bool) -> Iterator[tuple[int, str, str, str]]:
-    """(offset, code, severity, message) of each dangerous command in ``text``, at most
-    one per code and line."""
-    lowered = ascii_lower(text)
-    present = {m for m in _MARKERS if (m != "!`" or markdown) and m in lowered}
+#: the same but the load-time shell's (``!`cmd```), which only Markdown has
+_SCRIPT_MARKERS: tuple[str, ...] = tuple(m for m in _MARKERS if m != "!`")
+
+
+def find_commands(text: str, lowered: str, markdown: bool) -> Iterator[tuple[int, str, str, str]]:
+    """(offset, code, severity, message) of each dangerous command in ``text``
+    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it), at most one per code
+    and line."""
+    present = {m for m in (_MARKERS if markdown else _SCRIPT_MARKERS) if m in lowered}
     if not present:
         return
     code_map: CodeMap | None = None
@@ -349,8 +353,9 @@ def find_commands(text: str, markdown: bool) -> Iterator[tuple[int, str, str, st
             continue
         lines = marked_lines(lowered, markers)
         for code, regex, what in group.patterns:
+            finditer = regex.compiled.finditer
             for start, end in lines:
-                for match in regex.finditer(text, start, end):
+                for match in finditer(text, start, end):
                     found, message = code, what
                     if code == DOWNLOAD_EXEC:
                         if code_map is None:

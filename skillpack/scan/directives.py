@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from skillpack.scan.markdown import CodeMap, hidden_comments
 from skillpack.scan.model import ERROR, WARNING
-from skillpack.scan.text import ascii_lower, marked_lines
+from skillpack.scan.text import Lazy, marked_lines
 
 COMMENT_DIRECTIVE = "SP510"
 COMMENT_INSTRUCTION = "SP511"
@@ -38,7 +38,7 @@ SEVERITY = {
 _I = re.IGNORECASE
 
 _USER = r"(?:the\s+|your\s+)?(?:user|human|operator|owner|anyone|them)\b"
-_SECRECY = re.compile(
+_SECRECY = Lazy(
     r"\b(?:do\s+not|don't|dont|never|must\s+not)\s+(?:ever\s+)?(?:tell|inform|alert|notify|"
     r"show|reveal|mention|disclose|let)\b[^.\n]{0,40}?\b" + _USER
     + r"|\bwithout\s+(?:telling|informing|asking|notifying|alerting|showing)\s+" + _USER
@@ -47,46 +47,46 @@ _SECRECY = re.compile(
     r"forward|email|include|add|append|exfiltrate)\b",
     _I,
 )  # fmt: skip
-_SEND = re.compile(
+_SEND = Lazy(
     r"\b(?:send|upload|post|email|e-mail|forward|exfiltrate|transmit|leak|report|submit)\b"
     r"[^\n]{0,80}?(?:https?://|\b[\w.+-]+@[\w-]+\.[\w.]+)",
     _I,
 )
-_SENSITIVE = re.compile(
+_SENSITIVE = Lazy(
     r"\b(?:send|upload|post|email|e-mail|forward|exfiltrate|transmit|leak|copy|append|"
     r"attach|paste)\b[^.\n]{0,80}?\b(?:conversation|chat|history|messages|transcript|"
     r"files?|secrets?|keys?|tokens?|credentials?|passwords?|env|environment|\.ssh|\.aws|"
     r"cookies?|system\s+prompt)\b",
     _I,
 )
-_AGENT = re.compile(
+_AGENT = Lazy(
     r"\byou\s+(?:must|should|will|are\s+to|need\s+to|have\s+to)\b"
     r"|\b(?:the\s+)?(?:assistant|agent|ai|model|llm|claude)\s+(?:must|should|will|needs?\s+to|"
     r"has\s+to)\b"
     r"|(?:^|[.!]\s+)(?:assistant|agent|ai|claude|model|llm)\s*[:,]",
     _I,
 )
-_ACTION = re.compile(
+_ACTION = Lazy(
     r"\b(?:run|execute|send|upload|post|email|fetch|download|delete|remove|read|open|visit|"
     r"install|call|invoke|include|append|insert|ignore|disregard|override|write|modify|"
     r"change|curl|wget)\b",
     _I,
 )
-_IMPERATIVE = re.compile(
+_IMPERATIVE = Lazy(
     r"^\s*(?:(?:important|note|system|instruction|instructions|ai|assistant|claude|agent)"
     r"\s*[:!-]\s*)?(?:always|never|ignore|disregard|forget|run|execute|send|upload|fetch|"
     r"download|delete|do\s+not|don't|you\s+must|you\s+should|make\s+sure|before\s+"
     r"(?:answering|responding|replying)|when\s+(?:the\s+user|you|asked))\b",
     _I,
 )
-_TOOL_COMMENT = re.compile(
+_TOOL_COMMENT = Lazy(
     r"^\s*(?:markdownlint|prettier|eslint|vale|textlint|cspell|spell-?checker|toc|end\s*toc|"
     r"start|end|begin|omit|copilot|include|snippet|region|endregion|docs?-|generated|"
     r"auto-generated|do\s+not\s+edit|begin\s+generated|keep\s+this)\b",
     _I,
 )
 
-_OVERRIDE = re.compile(
+_OVERRIDE = Lazy(
     r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?"
     r"(?:the\s+|your\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|"
     r"former|system|original|existing|other)\s+(?:instructions|prompts?|rules|directions|"
@@ -110,24 +110,24 @@ _OVERRIDE_MARKERS = (
     "refuse", "have no", "has no", "the user",
 )  # fmt: skip
 
-_IMAGE_OR_LINK = re.compile(
+_IMAGE_OR_LINK = Lazy(
     r"(?P<image>!?)\[[^\]\n]*\]\(\s*<?(?P<url>https?://[^\s)]+)"
     r"|<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<src>https?://[^\s\"'>]+)"
     r"|^ {0,3}\[[^\]\n]+\]:\s*<?(?P<ref>https?://\S+?)>?\s*$",
     _I | re.MULTILINE,
 )
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = Lazy(
     r"(?:\{\{?|\$\{|%7B%7B|%7B|<|%3C|\[|%5B)\s*(?P<a>[\w .:-]{2,60}?)\s*(?:\}\}?|%7D|>|%3E|\]|%5D)"
     r"|[?&=/](?P<b>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"
     r"|\$(?P<c>[A-Z][A-Z0-9_]{2,})\b",
 )
-_CONVERSATION = re.compile(
+_CONVERSATION = Lazy(
     r"conversation|chat|history|messages?|transcript|prompt|context|summary|memory|"
     r"files?|contents?|ssh|env|environ|cookies?|session|credentials?|passwords?|"
     r"user_?data|user_?input|secrets?",
     _I,
 )
-_KEYS = re.compile(r"tokens?|api[_ -]?keys?|keys?|auth", _I)
+_KEYS = Lazy(r"tokens?|api[_ -]?keys?|keys?|auth", _I)
 
 
 def _comment_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str, str]]:
@@ -164,9 +164,9 @@ def _comment_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str,
 
 
 def _override_findings(
-    text: str, lowered: str, code: CodeMap
+    text: str, lowered: str, markers: list[str], code: CodeMap
 ) -> Iterator[tuple[int, str, str, str]]:
-    for start, end in marked_lines(lowered, _OVERRIDE_MARKERS):
+    for start, end in marked_lines(lowered, markers):
         for match in _OVERRIDE.finditer(text, start, end):
             if code.in_code(match.start()):
                 continue
@@ -207,11 +207,12 @@ def _url_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str, str
                 break
 
 
-def find_directives(text: str) -> Iterator[tuple[int, str, str, str]]:
-    """(offset, code, severity, message) of each hidden directive in a Markdown text."""
-    lowered = ascii_lower(text)
+def find_directives(text: str, lowered: str) -> Iterator[tuple[int, str, str, str]]:
+    """(offset, code, severity, message) of each hidden directive in a Markdown text
+    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it)."""
     has_comment = "<!--" in text or "]:" in text
-    has_override = any(marker in lowered for marker in _OVERRIDE_MARKERS)
+    overrides = [marker for marker in _OVERRIDE_MARKERS if marker in lowered]
+    has_override = bool(overrides)
     has_url = "http" in lowered and ("](" in text or "<img" in lowered or "]:" in text)
     if not (has_comment or has_override or has_url):
         return
@@ -219,6 +220,6 @@ def find_directives(text: str) -> Iterator[tuple[int, str, str, str]]:
     if has_comment:
         yield from _comment_findings(text, code)
     if has_override:
-        yield from _override_findings(text, lowered, code)
+        yield from _override_findings(text, lowered, overrides, code)
     if has_url:
         yield from _url_findings(text, code)

@@ -11,12 +11,12 @@ blocks; every other text file is a script or data file for the command rules.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Collection
 
 from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
+from skillpack.scan.text import Lazy, ascii_lower
 
 #: every code the scan may report
 CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *commands.SEVERITY})
@@ -63,9 +63,10 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     if path.rsplit("/", 1)[-1] == "SKILL.md" and "\\" in text:
         raw.extend(_escaped(text))
     markdown = is_markdown(path)
+    lowered = ascii_lower(text)
     if markdown:
-        raw.extend(directives.find_directives(text))
-    raw.extend(commands.find_commands(text, markdown))
+        raw.extend(directives.find_directives(text, lowered))
+    raw.extend(commands.find_commands(text, lowered, markdown))
     if not raw:
         return []
     lines = Lines(text)
@@ -91,7 +92,7 @@ MAX_PER_CODE = 50
 
 
 #: a Unicode escape in YAML's double-quoted scalars (\\uXXXX, \\UXXXXXXXX, \\xXX)
-_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|x([0-9A-Fa-f]{2}))")
+_ESCAPE = Lazy(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|x([0-9A-Fa-f]{2}))")
 
 
 def _escaped(text: str) -> list[tuple[int, str, str, str]]:

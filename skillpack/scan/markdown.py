@@ -8,9 +8,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-_TICKS = re.compile(r"`+")
-_REF_COMMENT = re.compile(
+from skillpack.scan.text import Lazy
+
+_FENCE = Lazy(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_TICKS = Lazy(r"`+")
+_REF_COMMENT = Lazy(
     r"^ {0,3}\[(?://|comment|#|_)\]:\s*(?:#|<>|<#>)\s*(?:\((.*)\)|\"(.*)\"|'(.*)')\s*$",
     re.MULTILINE | re.IGNORECASE,
 )
@@ -18,9 +20,16 @@ _REF_COMMENT = re.compile(
 
 class CodeMap:
     """The code spans of a Markdown text: fenced blocks (fence lines included) and inline
-    code, as sorted, disjoint (start, end) offsets."""
+    code, as sorted, disjoint (start, end) offsets, found on the first question (most
+    texts that might hold a finding hold none, and never ask)."""
 
     def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts: list[int] | None = None
+        self._ends: list[int] = []
+
+    def _spans(self) -> list[int]:
+        text = self._text
         spans: list[tuple[int, int]] = []
         pos = 0
         size = len(text)
@@ -45,14 +54,21 @@ class CodeMap:
             pos = end
         self._starts = [s for s, _ in spans]
         self._ends = [e for _, e in spans]
+        return self._starts
 
     @staticmethod
     def _inline(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-        """Inline code spans, line by line: a run of backticks up to the next run of the
-        same length (linear: each run is looked at once, whatever the text)."""
+        """Inline code spans, line by line (the lines holding a backtick): a run of
+        backticks up to the next run of the same length (linear: each run is looked at
+        once, whatever the text)."""
         pos = start
         while pos < end:
-            line_end = text.find("\n", pos, end)
+            tick = text.find("`", pos, end)
+            if tick < 0:
+                break
+            newline = text.rfind("\n", pos, tick)
+            pos = pos if newline < 0 else newline + 1
+            line_end = text.find("\n", tick, end)
             line_end = end if line_end < 0 else line_end
             runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, pos, line_end)]
             by_length: dict[int, list[int]] = {}
@@ -73,7 +89,8 @@ class CodeMap:
             pos = line_end + 1
 
     def in_code(self, offset: int) -> bool:
-        index = bisect_right(self._starts, offset) - 1
+        starts = self._spans() if self._starts is None else self._starts
+        index = bisect_right(starts, offset) - 1
         return index >= 0 and offset < self._ends[index]
 
 

@@ -109,7 +109,11 @@ def tree_problems(paths: Iterable[str]) -> Iterator[PathProblem]:
             why = f"is a file, and '{below}' needs a directory there"
             yield PathProblem(path, CLASH, why, below)
             continue
-        parents = ["/".join(key.split("/")[:depth]) for depth in range(1, key.count("/") + 1)]
+        parents = []  # the key's directories, outermost first
+        slash = key.find("/")
+        while slash >= 0:
+            parents.append(key[:slash])
+            slash = key.find("/", slash + 1)
         clash = next((files[p] for p in parents if p in files), None)
         if clash is not None:
             yield PathProblem(path, CLASH, f"needs a directory where '{clash}' is a file", clash)
