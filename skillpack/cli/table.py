@@ -54,7 +54,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     CommandRow("install", "skillpack.cli.install_cmd",
                "Install skills from verified bundles into the directories coding agents read."),
     CommandRow("uninstall", "skillpack.cli.uninstall_cmd",
-               "Remove installed skills, keeping anything modified or not installed."),
+               "Remove installed skills: all of each skill, or nothing."),
     CommandRow("serve", "skillpack.cli.serve_cmd",
                "Serve skills over MCP (stdio or HTTP) from bundles, oci:// or directories."),
     CommandRow("check", "skillpack.cli.check_cmd",
