@@ -173,9 +173,10 @@ def _is_bundle(path: Path) -> bool:
 
 
 def _reference(path: Path) -> str | None:
-    """An ``oci://`` reference given as a PATH (a path folds its ``//`` into ``/``)."""
-    text = str(path)
-    return "oci://" + text[len("oci:/") :] if text.startswith("oci:/") else None
+    """An ``oci://`` reference given as a PATH."""
+    from skillpack.lint.reporters import unfolded_reference
+
+    return unfolded_reference(str(path))
 
 
 def _lint_bundles(

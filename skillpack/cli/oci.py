@@ -16,9 +16,6 @@ from skillpack._internal.registry_flags import DEFAULT_TIMEOUT
 if TYPE_CHECKING:
     from skillpack.registry.options import ClientOptions
 
-SCHEME = "oci://"
-
-
 # -- connecting -----------------------------------------------------------------------------
 
 

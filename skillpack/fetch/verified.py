@@ -40,11 +40,11 @@ if TYPE_CHECKING:
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
 
-SCHEME = "oci://"
-
 
 def is_reference(text: str | os.PathLike[str]) -> bool:
     """Whether a source names a registry (``oci://...``), not a path."""
+    from skillpack.registry.reference import SCHEME
+
     return isinstance(text, str) and text.startswith(SCHEME)
 
 
@@ -105,14 +105,9 @@ def signer_line(verified: VerifiedBundle) -> str:
 class Fetched(Opened):
     """A bundle fetched by reference and opened verified (:func:`fetch_verified`)."""
 
-    result: FetchResult | None = field(default=None, kw_only=True)
+    fetch: FetchResult = field(kw_only=True)  #: what the registry package fetched
     #: the cached copy had changed since it was written: removed, and fetched again
     stale: bool = field(default=False, kw_only=True)
-
-    @property
-    def fetch(self) -> FetchResult:
-        assert self.result is not None
-        return self.result
 
     @property
     def reference(self) -> str:
@@ -265,7 +260,7 @@ def fetch_verified(
                 opened.archive_digest,
                 opened.lock_digest,
                 opened.scanned,
-                result=latest[-1],
+                fetch=latest[-1],
             )
             try:
                 if fetched.archive_digest is not None:

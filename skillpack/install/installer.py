@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillpack.errors import Location, SkillpackError, UsageError
+from skillpack.fetch import is_reference
 from skillpack.install.lockfile import (
     InstalledDir,
     InstalledSkill,
@@ -43,7 +44,7 @@ from skillpack.install.lockfile import (
     render_install_lock,
     valid_skill_name,
 )
-from skillpack.install.sources import Opened, is_reference, is_remote, open_source, source_key
+from skillpack.install.sources import Opened, is_remote, open_source, source_key
 from skillpack.install.targets import (
     STAGING_PREFIX,
     Scope,
@@ -280,9 +281,7 @@ def _open_all(
                 follow=upgrade is not None and key in upgrade,
                 log=log,
             )
-            _keep_the_signer(
-                opened[key], pinned, policy, registry(asked), settings.offline, resolved=resolve
-            )
+            _keep_the_signer(opened[key], pinned, policy, registry(asked), settings.offline)
     except BaseException:
         for source in opened.values():
             source.close()
@@ -830,15 +829,15 @@ def _place(
     new_skills += [previous[n] for n in sorted(set(placements) - set(active)) if n in previous]
     report.changes = writer.changes
     report.notes += writer.notes
-    for key in sorted(opened):
+    pins = [_kept_signer(opened[key].pin, lock.source(key)) for key in sorted(opened)]
+    for key, pin in zip(sorted(opened), pins, strict=True):
         source = opened[key]
-        if source.loaded and source.verified is None and source.pin.signer is None:
+        if source.loaded and source.verified is None and pin.signer is None:
             report.notes.append(
                 f"note: the signature of {source.label} was not checked (no signature "
                 "options: --key, --repository or --cert-identity check it; "
                 "--require-signature refuses an unsigned source)"
             )
-    pins = [_kept_signer(opened[key].pin, lock.source(key)) for key in sorted(opened)]
     new_lock = InstallLock(tuple(pins), tuple(new_skills)).normalized()
     report.lock = new_lock
     if not settings.frozen and not (new_lock == lock and lock.canonical is not None):
@@ -938,8 +937,6 @@ def _keep_the_signer(
     given: SignaturePolicy | None,
     options: ClientOptions | None,
     offline: bool,
-    *,
-    resolved: bool,
 ) -> None:
     """A pinned signer is part of the pin: a source that now resolves to another bundle
     must be signed by it (``INS019`` otherwise) unless signature options given now name
@@ -951,11 +948,9 @@ def _keep_the_signer(
         return
     moved = opened.pin.bundle_digest != pinned.bundle_digest
     if not moved or (given is not None and given.has_signer):
-        if not moved and opened.pin.signer is None:
-            opened.pin = replace(opened.pin, signer=pinned.signer)
-        return
+        return  # the same bundle keeps its signer in the lock (_kept_signer)
     signer = pinned.signer
-    if signer.mode == "keyless" and signer.issuer and resolved:
+    if signer.mode == "keyless" and signer.issuer:
         from skillpack.signing.errors import SignatureError
         from skillpack.signing.policy import SignaturePolicy
 

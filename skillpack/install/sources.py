@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from skillpack._internal.closing import Closing
 from skillpack.errors import Location, SkillpackError, missing_path
+from skillpack.fetch import is_reference
 from skillpack.install.lockfile import Signer, SourcePin
 
 if TYPE_CHECKING:
@@ -33,13 +34,8 @@ if TYPE_CHECKING:
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
 
-SCHEME = "oci://"
 #: verified file bytes kept in memory between the check and the write
 KEEP = 64 << 20
-
-
-def is_reference(source: str) -> bool:
-    return source.startswith(SCHEME)
 
 
 def is_remote(source: str) -> bool:

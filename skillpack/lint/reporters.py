@@ -23,6 +23,14 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://skillpack.dev"
 
 
+def unfolded_reference(text: str) -> str | None:
+    """The ``oci://`` reference a path stands for (a ``Path`` folds ``oci://`` into
+    ``oci:/``: ``lint oci://...`` and its findings' paths), else None."""
+    if text.startswith("oci:/") and not text.startswith("oci://"):
+        return "oci://" + text[len("oci:/") :]
+    return None
+
+
 def relative(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when inside it, else absolute; ``/``-separated. Bytes
     of names that are not UTF-8 are shown as ``\\xNN`` so every report is valid UTF-8."""
@@ -30,8 +38,7 @@ def relative(path: Path, base: Path) -> str:
         shown = path.relative_to(base).as_posix()
     except ValueError:
         shown = path.as_posix()
-    if shown.startswith("oci:/") and not shown.startswith("oci://"):
-        shown = "oci://" + shown[len("oci:/") :]  # a bundle's reference (``lint oci://``)
+    shown = unfolded_reference(shown) or shown  # a bundle's reference (``lint oci://``)
     return shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 

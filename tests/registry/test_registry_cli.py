@@ -654,7 +654,7 @@ def test_a_stale_signature_set_aside_is_put_back_when_the_bundle_cannot_be_writt
     )
     bundle = open_bundle(project, mode="full")
     request.addfinalizer(bundle.close)
-    pulled = Fetched(bundle, str(fetched.reference), None, digest, digest, result=fetched)
+    pulled = Fetched(bundle, str(fetched.reference), None, digest, digest, fetch=fetched)
     out = tmp_path / "out"
     out.mkdir()
     target = out / "out.skp"
