@@ -463,7 +463,7 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
     try:
         for source in args.sources:
             sources.append(_resolve(source, args, policy, info))
-        sources = _check_signatures(sources, policy, info)
+        _check_signatures(sources, policy, info)
         mounts = load_mounts(
             [s.bundle if s.bundle is not None else s.path for s in sources],
             prefixes,
@@ -738,12 +738,12 @@ def _check_signatures(
     sources: list[_Source],
     policy: SignaturePolicy | None,
     info: Callable[[str], None],
-) -> list[_Source]:
+) -> None:
     """With ``--require-signature``: every source must be a bundle whose signature
     (``BUNDLE.sigstore.json``; a pulled one's referrers were checked by its fetch)
     verifies under the policy, before anything is served."""
     if policy is None:
-        return sources
+        return
     from skillpack.signing.verify import enforce_signature
 
     for source in sources:
@@ -758,7 +758,6 @@ def _check_signatures(
         verified = enforce_signature(source.path, policy)
         if verified is not None:
             info(verified.summary())
-    return sources
 
 
 if __name__ == "__main__":  # pragma: no cover
