@@ -12,17 +12,16 @@ included in their enclosing skill).
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skillpack._internal.canonical import JSONValue
+from skillpack._internal.digest import DIGEST_RE as DIGEST_RE
 from skillpack._internal.pickling import ByFields
 from skillpack.errors import SkillpackError
 
-DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
 MAX_FILES_PER_SKILL = 512
 MAX_BYTES_PER_SKILL = 16 * 1024 * 1024
 

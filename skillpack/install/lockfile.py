@@ -50,10 +50,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from skillpack._internal.digest import DIGEST_RE
 from skillpack._internal.toml import toml_string
 from skillpack.bundle.zipformat import MAX_ENTRIES, MAX_OFFSET
 from skillpack.errors import Location, SkillpackError
-from skillpack.manifest import DIGEST_RE
+from skillpack.source.paths import unsafe_published_path  # files come out of bundles
 
 #: an install.targets.Scope (not imported: targets sits beside this module, a cycle)
 Scope = Any
@@ -100,9 +101,9 @@ class LockedFile(NamedTuple):
     executable: bool = False
 
 
-@dataclass(frozen=True, order=True)
-class InstalledDir:
-    """One directory a skill was installed to, and the agents that read it there."""
+class InstalledDir(NamedTuple):
+    """One directory a skill was installed to, and the agents that read it there (a
+    tuple, ordered by its fields: a lock holds thousands)."""
 
     path: str  #: relative to the project (absolute in a global lock), ``/``-separated
     agents: tuple[str, ...] = ()
@@ -212,95 +213,73 @@ def render_install_lock(lock: InstallLock) -> bytes:
 
 # --- reading -----------------------------------------------------------------------------
 _STR = r'"([^"\\\x00-\x1f\x7f]*)"'  # a basic string without escapes (the fast path's)
-_KEY_STR = re.compile(rf"([a-z-]+) = {_STR}\n")
-_SIGNER = re.compile(rf"signer = \{{ mode = {_STR}, identity = {_STR}(?:, issuer = {_STR})? \}}\n")
 _NOCAP = r'"[^"\\\x00-\x1f\x7f]*"'
+#: one line of a skill's ``directories`` (path, agents, link) and ``files`` (path, size,
+#: digest, executable), each from a line's start: their strings cannot hold a newline,
+#: so a match is one whole line, and a block is read right when every line matched
 _DIR = re.compile(
-    rf"    \{{ path = {_STR}, agents = \[((?:{_NOCAP}(?:, {_NOCAP})*)?)\](, link = true)? \}},\n"
+    rf"^    \{{ path = {_STR}, agents = \[((?:{_NOCAP}(?:, {_NOCAP})*)?)\](, link = true)? \}},\n",
+    re.MULTILINE,
 )
 _FILE = re.compile(
-    rf"    \{{ path = {_STR}, size = (0|[1-9][0-9]*), digest = {_STR}(, executable = true)? \}},\n"
+    rf"^    \{{ path = {_STR}, size = (0|[1-9][0-9]*), digest = \"(sha256:[0-9a-f]{{64}})\""
+    r"(, executable = true)? \},\n",
+    re.MULTILINE,
+)
+_SOURCE = re.compile(
+    rf"\n\[\[sources\]\]\nsource = {_STR}\nname = {_STR}\nversion = {_STR}\n"
+    rf"bundle-digest = {_STR}\n(?:commit = {_STR}\n)?(?:manifest-digest = {_STR}\n)?"
+    rf"(?:signer = \{{ mode = {_STR}, identity = {_STR}(?:, issuer = {_STR})? \}}\n)?"
+)
+_SKILL = re.compile(
+    rf"\n\[\[skills\]\]\nname = {_STR}\nsource = {_STR}\nskill-path = {_STR}\n"
+    r"directories = \[\n"
 )
 _AGENT = re.compile(_STR)
+_START = HEADER + f'lock-version = "{LOCK_VERSION}"\ncreated-by = "skillpack"\n'
+_BETWEEN = "]\nfiles = [\n"
 
 
-class _NotCanonical(Exception):
-    pass
-
-
-def _fast_read(text: str) -> InstallLock:
-    """The lock read as its canonical form, line by line; :class:`_NotCanonical` at the
-    first line that is not (the caller then checks the result by rendering it)."""
-    lines = text.splitlines(keepends=True)
-    header = HEADER.count("\n") + 2
-    if "".join(lines[:header]) != HEADER + f'lock-version = "{LOCK_VERSION}"\n' + (
-        'created-by = "skillpack"\n'
-    ):
-        raise _NotCanonical
+def _fast_read(text: str) -> InstallLock | None:
+    """The lock read as its canonical form, block by block; None when the text is not
+    exactly that shape (the caller then reads it in full)."""
+    if not text.startswith(_START):
+        return None
+    pos, end = len(_START), len(text)
     sources: list[SourcePin] = []
+    while (match := _SOURCE.match(text, pos)) is not None:
+        source, name, version, digest, commit, manifest, mode, identity, issuer = match.groups()
+        signer = None if mode is None else Signer(mode, identity, issuer)
+        sources.append(SourcePin(source, name, version, digest, manifest, signer, commit))
+        pos = match.end()
     skills: list[InstalledSkill] = []
-    i = header
-    n = len(lines)
+    while (match := _SKILL.match(text, pos)) is not None:
+        name, source, skill_path = match.groups()
+        # each list ends at its first line that is "]": no string holds a newline
+        dirs_end = text.find("\n" + _BETWEEN, match.end() - 1) + 1
+        files_end = text.find("\n]\n", dirs_end + len(_BETWEEN) - 1) + 1
+        if not dirs_end or not files_end:
+            return None
+        dirs = _lines(_DIR, text, match.end(), dirs_end)
+        files = _lines(_FILE, text, dirs_end + len(_BETWEEN), files_end)
+        if dirs is None or files is None:
+            return None
+        pos = files_end + 2  # past "]\n"
+        skills.append(InstalledSkill(
+            name, source, skill_path,
+            tuple([InstalledDir(path, tuple(_AGENT.findall(agents)), link != "")
+                   for path, agents, link in dirs]),
+            tuple([LockedFile(path, int(size), digest, executable != "")
+                   for path, size, digest, executable in files]),
+        ))  # fmt: skip
+    return InstallLock(tuple(sources), tuple(skills)) if pos == end else None
 
-    def take(pattern: re.Pattern[str]) -> re.Match[str]:
-        nonlocal i
-        match = pattern.fullmatch(lines[i]) if i < n else None
-        if match is None:
-            raise _NotCanonical
-        i += 1
-        return match
 
-    def value(key: str) -> str:
-        match = take(_KEY_STR)
-        if match.group(1) != key:
-            raise _NotCanonical
-        return match.group(2)
-
-    while i < n:
-        if lines[i] != "\n" or i + 1 >= n:
-            raise _NotCanonical
-        i += 1
-        if lines[i] == "[[sources]]\n":
-            i += 1
-            keys = ("source", "name", "version", "bundle-digest")
-            source, name, version, digest = (value(k) for k in keys)
-            commit = manifest = None
-            if i < n and lines[i].startswith("commit = "):
-                commit = value("commit")
-            if i < n and lines[i].startswith("manifest-digest = "):
-                manifest = value("manifest-digest")
-            signer = None
-            if i < n and lines[i].startswith("signer = "):
-                match = take(_SIGNER)
-                signer = Signer(match.group(1), match.group(2), match.group(3))
-            sources.append(SourcePin(source, name, version, digest, manifest, signer, commit))
-        elif lines[i] == "[[skills]]\n":
-            i += 1
-            name, source, skill_path = (value(k) for k in ("name", "source", "skill-path"))
-            if i >= n or lines[i] != "directories = [\n":
-                raise _NotCanonical
-            i += 1
-            directories = []
-            while i < n and lines[i] != "]\n":
-                match = take(_DIR)
-                agents = tuple(_AGENT.findall(match.group(2)))
-                directories.append(InstalledDir(match.group(1), agents, match.group(3) is not None))
-            if i + 1 >= n or lines[i + 1] != "files = [\n":
-                raise _NotCanonical
-            i += 2
-            files = []
-            while i < n and lines[i] != "]\n":
-                match = take(_FILE)
-                files.append(LockedFile(match.group(1), int(match.group(2)), match.group(3),
-                                        match.group(4) is not None))  # fmt: skip
-            if i >= n:
-                raise _NotCanonical
-            i += 1
-            skills.append(InstalledSkill(name, source, skill_path, tuple(directories),
-                                         tuple(files)))  # fmt: skip
-        else:
-            raise _NotCanonical
-    return InstallLock(tuple(sources), tuple(skills))
+def _lines(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[Any] | None:
+    """The groups of ``pattern`` on each line of ``text[start:end]``, None unless every
+    line matched (a match is one whole line: see :data:`_DIR`)."""
+    found = pattern.findall(text, start, end)
+    return found if len(found) == text.count("\n", start, end) else None
 
 
 def parse_install_lock(data: bytes, where: str) -> InstallLock:
@@ -310,17 +289,30 @@ def parse_install_lock(data: bytes, where: str) -> InstallLock:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _error(f"is not UTF-8: {exc}", where) from None
-    try:
-        lock = _fast_read(text)
-    except _NotCanonical:
-        lock = None
+    lock = _fast_read(text)
     # every line matched the canonical form's exact shape (a strict subset of TOML whose
     # meaning is the one read here); in canonical order it is the canonical rendering
     # (tests/install/test_install_lock.py checks both against tomllib and the renderer)
-    if lock is not None and lock.normalized() == lock:
-        _check(lock, where)
+    if lock is not None and _in_canonical_order(lock):
+        _check(lock, where, file_digests_checked=True)
         return InstallLock(lock.sources, lock.skills, canonical=data)
     return _slow_read(text, where)
+
+
+def _in_canonical_order(lock: InstallLock) -> bool:
+    """Whether ``lock`` is its own :meth:`InstallLock.normalized` form (without building
+    that): sources sorted and each used, skills sorted, each one's directories sorted."""
+    sources = [p.source for p in lock.sources]
+    skills = [(s.name, s.source) for s in lock.skills]
+    return (
+        sources == sorted(sources)
+        and set(sources) == {source for _, source in skills}
+        and skills == sorted(skills)
+        and all(
+            len(s.directories) < 2 or list(s.directories) == sorted(s.directories)
+            for s in lock.skills
+        )
+    )
 
 
 def _slow_read(text: str, where: str) -> InstallLock:
@@ -376,25 +368,25 @@ def _skill(table: Mapping[str, Any]) -> InstalledSkill:
     )
 
 
-def _check(lock: InstallLock, where: str) -> None:
+def _check(lock: InstallLock, where: str, file_digests_checked: bool = False) -> None:
     """What the schema cannot say: digests, names and paths that are safe to use, each
-    skill's source pinned, one copy per skill, names and directories used once."""
-    # installed files came out of bundles: their paths are publishable paths
-    from skillpack.source.paths import unsafe_published_path
-
+    skill's source pinned, one copy per skill, names and directories used once (the
+    files' digests not again when ``file_digests_checked``: the canonical reading takes
+    only well-formed ones)."""
     pinned = {p.source for p in lock.sources}
     if len(pinned) != len(lock.sources):
-        raise _error("a source is pinned twice", where)
+        raise _error("pins a source twice", where)
     for pin in lock.sources:
         for digest in (pin.bundle_digest, pin.manifest_digest):
             if digest is not None and not DIGEST_RE.fullmatch(digest):
-                raise _error(f"source {pin.source!r}: malformed digest {digest!r}", where)
+                raise _error(f"'s source {pin.source!r}: malformed digest {digest!r}", where)
         if pin.commit is not None and not _COMMIT.fullmatch(pin.commit):
-            raise _error(f"source {pin.source!r}: malformed commit {pin.commit!r}", where)
+            raise _error(f"'s source {pin.source!r}: malformed commit {pin.commit!r}", where)
     names: set[str] = set()
     directories: set[str] = set()
+    safe: set[str] = set()  # file paths found safe (most skills share a few)
     for skill in lock.skills:
-        what = f"skill {skill.name!r}"
+        what = f"'s skill {skill.name!r}"
         if not valid_skill_name(skill.name) or skill.name in names:
             raise _error(f"{what}: not a valid skill name, or listed twice", where)
         names.add(skill.name)
@@ -410,11 +402,13 @@ def _check(lock: InstallLock, where: str) -> None:
                 raise _error(f"{what}: directory {d.path!r} is listed twice or not named "
                              "after the skill", where)  # fmt: skip
             directories.add(d.path)
-        paths: set[str] = set()
-        digest_ok = DIGEST_RE.fullmatch
         if len(skill.files) > MAX_FILES:
             raise _error(f"{what}: lists {len(skill.files)} files, more than a bundle holds "
                          f"({MAX_FILES})", where)  # fmt: skip
+        if _files_ok(skill.files, safe, file_digests_checked):
+            continue
+        paths: set[str] = set()
+        digest_ok = DIGEST_RE.fullmatch
         for f in skill.files:
             if unsafe_published_path(f.path) or f.path in paths or not digest_ok(f.digest):
                 raise _error(f"{what}: file {f.path!r} is unsafe, listed twice or has a "
@@ -423,6 +417,20 @@ def _check(lock: InstallLock, where: str) -> None:
                 raise _error(f"{what}: file {f.path!r} has size {f.size}, more than a "
                              f"bundle's file can have ({MAX_FILE_SIZE})", where)  # fmt: skip
             paths.add(f.path)
+
+
+def _files_ok(files: tuple[LockedFile, ...], safe: set[str], digests_checked: bool) -> bool:
+    """Whether every one of a skill's ``files`` passes :func:`_check`'s file checks, in a
+    few passes over the columns (the caller looks for the first one that does not)."""
+    paths, sizes, digests, _ = zip(*files, strict=True)
+    if len(set(paths)) != len(paths) or not 0 <= min(sizes) <= max(sizes) <= MAX_FILE_SIZE:
+        return False
+    for path in paths:
+        if path not in safe:
+            if unsafe_published_path(path):
+                return False
+            safe.add(path)
+    return digests_checked or all(map(DIGEST_RE.fullmatch, digests))
 
 
 #: the most a bundle (format 1, a zip without ZIP64) can hold: files, and bytes of one
@@ -451,7 +459,7 @@ def check_scope(lock: InstallLock, scope: Scope, where: str) -> None:
                 for name in d.agents:
                     found = agent(name)
                     if found is None:
-                        raise _error(f"skill {skill.name!r}: directory {d.path!r} names an "
+                        raise _error(f"'s skill {skill.name!r}: directory {d.path!r} names an "
                                      f"unknown agent {name!r}", where)  # fmt: skip
                     places.append(scope.agent_dir(found))
                 prefixes = []
@@ -464,7 +472,7 @@ def check_scope(lock: InstallLock, scope: Scope, where: str) -> None:
             allowed = {f"{prefix}/{skill.name}" for prefix in prefixes}
             if d.path not in allowed:
                 raise _error(
-                    f"skill {skill.name!r}: directory {d.path!r} is not the skill's "
+                    f"'s skill {skill.name!r}: directory {d.path!r} is not the skill's "
                     f"directory in an agent directory of {', '.join(d.agents) or 'any agent'}",
                     where,
                     [f"expected one of: {', '.join(sorted(allowed))}"],
@@ -483,9 +491,11 @@ def valid_skill_name(name: object) -> bool:
 
 
 def _error(message: str, where: str, details: list[str] | None = None) -> InstallLockError:
+    # "'s skill 'x': ..." about one of its entries, "is not UTF-8" about the whole file
+    joined = message if message.startswith("'s ") else " " + message
     return InstallLockError(
         "INS011",
-        f"the install lock {message}",
+        f"the install lock{joined}",
         Location(where),
         hint="restore it from version control, or delete it and run 'skillpack install' again",
         details=details or [],

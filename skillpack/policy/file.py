@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillpack._internal.digest import DIGEST_RE
 from skillpack._internal.options import SIGNER_KEYS
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the codes)
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
 
 #: the largest policy file read
 MAX_BYTES = 1 << 20
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -309,7 +309,7 @@ def _accept(path: Path, item: object, key: str, text: str) -> Accept:
                      text)  # fmt: skip
     if file is not None and (not isinstance(file, str) or not file or file.startswith("/")):
         raise _error(path, f"{key}.file", "must be the file's path inside the skill", text)
-    if digest is not None and (not isinstance(digest, str) or not _DIGEST.fullmatch(digest)):
+    if digest is not None and (not isinstance(digest, str) or not DIGEST_RE.fullmatch(digest)):
         raise _error(path, f"{key}.digest", "must be sha256:<64 lowercase hex>", text)
     assert isinstance(code, str)
     from skillpack.policy.admission import Accept

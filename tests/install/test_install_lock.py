@@ -23,7 +23,7 @@ from skillpack.install.lockfile import (
 
 digests = st.sampled_from(["sha256:" + c * 64 for c in "0123456789abcdef"])
 names = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,12}", fullmatch=True)
-text = st.text(st.sampled_from('ab-é/ "\\\t.'), min_size=1, max_size=10)
+text = st.text(st.sampled_from('ab-é/ "\\\t.[]\u2028'), min_size=1, max_size=10)
 segment = st.from_regex(r"[A-Za-z0-9_~-][A-Za-z0-9._~ é-]{0,8}", fullmatch=True)
 paths = st.lists(segment, min_size=1, max_size=3).map("/".join)
 
@@ -68,7 +68,11 @@ def locks(draw: st.DrawFn) -> InstallLock:
 @given(locks())
 def test_the_canonical_reading_and_tomllib_agree(lock: InstallLock) -> None:
     data = render_install_lock(lock)
-    assert parse_install_lock(data, "x") == lock
+    read = parse_install_lock(data, "x")
+    assert read == lock
+    # read without tomllib unless a string needed an escape or holds a tab ("]" and
+    # U+2028 in a value, which end no line of the canonical form, are read as they are)
+    assert (read.canonical == data) == (b"\\" not in data and b"\t" not in data)
     # the slow path (tomllib and the schema) reads the same lock from the same bytes
     assert lockfile._slow_read(data.decode(), "x") == lock
     tomllib.loads(data.decode())  # and it is TOML
@@ -94,7 +98,7 @@ def test_a_lock_in_another_layout_is_read_in_full() -> None:
     [
         ((b'source = "a.skp"\nname', b'source = "b.skp"\nname'), "is not pinned"),
         ((b"size = 3", b"size = -3"), "schema"),
-        ((b'"sha256:bbbb', b'"sha256:BBBB'), "malformed digest"),
+        ((b'"sha256:bbbb', b'"sha256:BBBB'), "at 'skills.0.files.0.digest'"),
         ((b'path = "SKILL.md"', b'path = "../SKILL.md"'), "unsafe"),
         ((b'name = "review"', b'name = ".hidden"'), "not a valid skill name"),
         ((b'lock-version = "1.0"', b'lock-version = "2.0"'), "schema"),
@@ -141,3 +145,17 @@ def test_the_canonical_reading_accepts_only_what_it_reads_right(
     if read.canonical is not None:
         assert render_install_lock(read) == text.encode()
         assert lockfile._slow_read(text, "x") == read
+
+
+def test_a_refusal_names_the_entry_as_the_locks() -> None:
+    data = render_install_lock(ONE_SKILL).replace(
+        b'source = "a.skp"\nname', b'source = "b.skp"\nname'
+    )
+    with pytest.raises(InstallLockError) as caught:
+        parse_install_lock(data, "skillpack-install.lock")
+    assert caught.value.message == (
+        "the install lock's skill 'review': its source 'a.skp' is not pinned"
+    )
+    with pytest.raises(InstallLockError) as caught:
+        parse_install_lock(b"\xff", "skillpack-install.lock")
+    assert caught.value.message.startswith("the install lock is not UTF-8")
