@@ -49,6 +49,37 @@ def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+#: runs the real entry point, then writes the names of the imported modules to argv[1],
+#: one per line (importing nothing itself: json too shows only when the command uses it)
+MODULES_OF = """\
+import sys
+from skillpack.__main__ import main
+code = main(sys.argv[2:])
+with open(sys.argv[1], "w") as out:
+    out.write("\\n".join(sorted(sys.modules)))
+sys.exit(code)
+"""
+
+
+def modules_after(
+    tmp_path: Path,
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``skillpack ARGS`` run as :func:`run_cli` runs it, and the modules it imported."""
+    report = tmp_path / "modules.txt"
+    proc = subprocess.run(
+        [sys.executable, "-c", MODULES_OF, str(report), *args],
+        cwd=cwd,
+        env=cli_env(env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return proc, set(report.read_text().split("\n"))
+
+
 def run_cli(
     *args: str | os.PathLike[str],
     cwd: Path | None = None,

@@ -15,32 +15,10 @@ import pytest
 import typer
 
 from skillpack.cli.table import BY_NAME, COMMANDS
-from tests.conftest import EXAMPLES, REPO, cli_env, run_cli, write_skill
+from tests.conftest import EXAMPLES, REPO, cli_env, modules_after, run_cli, write_skill
 
 SERVERS = REPO / "tests" / "servers"
 USAGE_ERROR = re.compile(r"USE000 \S.*\n  hint: see 'skillpack( [a-z]+)? --help'\n")
-
-#: runs the real entry point, then writes the names of the imported modules to argv[1]
-MODULES_OF = """\
-import json, sys
-from skillpack.__main__ import main
-code = main(sys.argv[2:])
-with open(sys.argv[1], "w") as out:
-    json.dump(sorted(sys.modules), out)
-sys.exit(code)
-"""
-
-
-def modules_after(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    report = tmp_path / "modules.json"
-    proc = subprocess.run(
-        [sys.executable, "-c", MODULES_OF, str(report), *args],
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return proc, set(json.loads(report.read_text()))
 
 
 def command_modules(modules: set[str]) -> set[str]:

@@ -3,7 +3,6 @@ builds (on a terminal only, and only after a second)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -16,6 +15,8 @@ __all__ = ["ProgressBar", "echo_json", "plural"]
 
 def echo_json(value: Any) -> None:
     """``value`` as indented JSON on stdout (non-ASCII kept), with a final newline."""
+    import json  # only for --format json (start-up of the text output)
+
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 

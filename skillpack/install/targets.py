@@ -219,7 +219,7 @@ def install_scope(global_: bool, config: Path | None) -> tuple[Scope, Config | N
     from the working directory (``config`` names it), the lock beside it; or, without
     one, the working directory."""
     from skillpack.install.lockfile import LOCK_FILE
-    from skillpack.source.config import find_config, load_config
+    from skillpack.source.configfile import find_config
 
     if global_:
         scope = Scope.global_scope()
@@ -229,5 +229,7 @@ def install_scope(global_: bool, config: Path | None) -> tuple[Scope, Config | N
     found = config if config is not None else find_config(Path.cwd())
     if found is None:
         return Scope.project_scope(Path.cwd()), None, Path.cwd().resolve() / LOCK_FILE
+    from skillpack.source.config import load_config  # only with a configuration to read
+
     cfg = load_config(found)
     return Scope.project_scope(cfg.project_dir), cfg, cfg.project_dir / LOCK_FILE

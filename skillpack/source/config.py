@@ -20,9 +20,11 @@ from skillpack._internal.schemas import schema_path, validation_errors
 from skillpack._internal.uri import SKILL_MD
 from skillpack.errors import ConfigError, Location, missing_path
 from skillpack.source.config_check import conforms
+from skillpack.source.configfile import CONFIG_FILE as CONFIG_FILE
+from skillpack.source.configfile import PYPROJECT as PYPROJECT
+from skillpack.source.configfile import find_config as find_config
+from skillpack.source.configfile import has_tool_table
 
-CONFIG_FILE = "skillpack.toml"
-PYPROJECT = "pyproject.toml"
 DEFAULT_LOCK = "skillpack.lock"
 IGNORE_FILE = ".skillpackignore"
 
@@ -141,36 +143,6 @@ class Config:
     def output_dir(self) -> Path:
         """The bundles' directory (``[build] output``), absolute, symlinks resolved."""
         return (self.project_dir / self.build.output).resolve()
-
-
-def _has_tool_table(pyproject: Path) -> bool:
-    try:
-        text = pyproject.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    if "skillpack" not in text:  # cheap pre-check before parsing
-        return False
-    import tomllib  # only when there is a file to parse (start-up)
-
-    try:
-        return "skillpack" in tomllib.loads(text).get("tool", {})
-    except tomllib.TOMLDecodeError:
-        return False
-
-
-def find_config(start: Path) -> Path | None:
-    """The nearest configuration file at or above ``start``."""
-    start = start.resolve()
-    if start.is_file():
-        start = start.parent
-    for directory in (start, *start.parents):
-        candidate = directory / CONFIG_FILE
-        if candidate.is_file():
-            return candidate
-        pyproject = directory / PYPROJECT
-        if pyproject.is_file() and _has_tool_table(pyproject):
-            return pyproject
-    return None
 
 
 def _read_table(path: Path) -> dict[str, Any]:
@@ -399,7 +371,7 @@ def config_at(directory: Path) -> Config:
     if (directory / CONFIG_FILE).is_file():
         return load_config(directory / CONFIG_FILE)
     pyproject = directory / PYPROJECT
-    if pyproject.is_file() and _has_tool_table(pyproject):
+    if pyproject.is_file() and has_tool_table(pyproject):
         return load_config(pyproject)
     return default_config(directory)
 

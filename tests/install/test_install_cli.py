@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from skillpack.bundle.reader import open_bundle
+from tests.conftest import modules_after
 from tests.install.conftest import LOCK, Bundles, Run, ok, refused, snapshot, tree_files
 
 
@@ -518,3 +519,25 @@ def test_the_install_docs_show_the_agent_table() -> None:
                  "windsurf", "goose", "roo", "cline", "amp", "kiro-cli", "junie", "continue",
                  "universal"):  # fmt: skip
         assert f"| `{name}` |" in text
+
+
+def test_a_check_in_a_project_with_only_its_lock_loads_no_reader_it_does_not_use(
+    project: Path, env: dict[str, str], sp: Run, bundles: Bundles, tmp_path: Path
+) -> None:
+    """Start-up of ``install --check`` (about half of its time is importing and reading
+    the lock): no configuration to read, so neither the configuration reader nor TOML;
+    the lock read by its canonical reading, so no jsonschema; nor the manifest model, nor
+    JSON for a text report. With a configuration, the same check reads it."""
+    ok(sp("install", bundles.v1, "-a", "claude-code"))
+
+    def check() -> set[str]:
+        proc, modules = modules_after(tmp_path, "install", "--check", cwd=project, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert "no drift" in proc.stdout
+        return modules
+
+    modules = check()
+    unused = {"skillpack.source.config", "skillpack.manifest", "tomllib", "jsonschema", "json"}
+    assert not unused & modules
+    (project / "skillpack.toml").write_text('name = "p"\nversion = "1.0.0"\n')
+    assert "skillpack.source.config" in check()
