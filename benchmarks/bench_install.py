@@ -18,7 +18,9 @@ tools' own cost there):
   check's own work is its time less ``skillpack --help``'s (the interpreter and the
   command line starting, about 0.12 s, which no amount of hashing can win back), and
   that is held to 1.5x ``sha256sum``;
-* a no-op ``skillpack install`` (everything already installed: nothing written).
+* a no-op ``skillpack install`` (everything already installed: nothing written);
+* the content scan as install runs it (``admit`` over the opened bundle, in process):
+  what it adds to the time of an install without it.
 
 Run by hand; prints a Markdown table.
 
@@ -104,6 +106,27 @@ def skills_cli() -> tuple[Path, Path] | None:
     return (node, script) if script.is_file() else None
 
 
+def admission_times(bundle: Path, runs: int) -> list[float]:
+    """The content scan as ``install`` runs it (``policy.admission.admit`` over a bundle
+    opened in full, its bytes kept, forked workers as install forks them), in this
+    process: what the scan adds to an install, seconds per run."""
+    import functools
+
+    sys.path.insert(0, str(REPO))
+    from skillpack.bundle.reader import open_bundle
+    from skillpack.install.sources import KEEP
+    from skillpack.policy.admission import admit
+
+    times = []
+    with open_bundle(bundle, keep=KEEP) as opened:  # as install opens it: its bytes kept
+        read = functools.partial(opened.read_verified, again=True)
+        for _ in range(runs):
+            start = time.perf_counter()
+            admit(opened.manifest, read)
+            times.append(time.perf_counter() - start)
+    return times
+
+
 def fmt(times: list[float]) -> str:
     return f"{statistics.median(times):.3f} ({min(times):.3f})"
 
@@ -167,6 +190,7 @@ def main() -> int:
         finally:
             shutil.rmtree(base, ignore_errors=True)
         rows.append((label, found))
+    scan = admission_times(bundle, args.runs)
     files = args.skills * 5
     print(f"{args.skills:,} skills, {files:,} files, bundle {bundle.stat().st_size:,} bytes; "
           f"median (best) of {args.runs} runs, seconds; Python {sys.version.split()[0]}, "
@@ -186,6 +210,13 @@ def main() -> int:
               f"| {fmt(f['sha256sum'])} | {fmt(f['help'])} | "
               f"{(med['check'] - med['help']) / med['sha256sum']:.2f}x | "
               f"{fmt(f['noop'])} |")  # fmt: skip
+    print()
+    took = statistics.median(scan)
+    adds = ", ".join(
+        f"+{took / (statistics.median(f['install']) - took):.0%} on {label}" for label, f in rows
+    )
+    print(f"the content scan as install runs it (in process): {fmt(scan)} s; what it adds to "
+          f"the install without it: {adds} (at most +20%, issue 22)")  # fmt: skip
     return 0
 
 
