@@ -19,7 +19,7 @@ line costs linear time, never quadratic.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.markdown import CodeMap
@@ -289,7 +289,9 @@ def _fetch_severity(line: str, in_code: bool, markdown: bool) -> str:
     return DOWNLOAD_EXEC
 
 
-def _find_secrets(text: str, lowered: str, present: set[str]) -> Iterator[tuple[int, str, str]]:
+def _find_secrets(
+    text: str, lowered: str, present: Collection[str]
+) -> Iterator[tuple[int, str, str]]:
     """Credential stores or the whole environment sent out on one line (SP525); a
     credential store read without a network call on its line (SP526). Network calls are
     looked for only in a file that names a credential store or the environment."""
@@ -328,21 +330,21 @@ def _find_secrets(text: str, lowered: str, present: set[str]) -> Iterator[tuple[
             )
 
 
-#: every marker of the groups and the credential rules, each looked for once per file
-_MARKERS: tuple[str, ...] = tuple(
+#: every marker of the groups and the credential rules
+MARKERS: tuple[str, ...] = tuple(
     dict.fromkeys([m for g in _GROUPS for m in g.markers] + [*_CREDENTIAL_MARKERS, *_ENV_MARKERS])
 )
-
-
 #: the same but the load-time shell's (``!`cmd```), which only Markdown has
-_SCRIPT_MARKERS: tuple[str, ...] = tuple(m for m in _MARKERS if m != "!`")
+SCRIPT_MARKERS: tuple[str, ...] = tuple(m for m in MARKERS if m != "!`")
 
 
-def find_commands(text: str, lowered: str, markdown: bool) -> Iterator[tuple[int, str, str, str]]:
+def find_commands(
+    text: str, lowered: str, markdown: bool, present: Collection[str]
+) -> Iterator[tuple[int, str, str, str]]:
     """(offset, code, severity, message) of each dangerous command in ``text``
-    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it), at most one per code
-    and line."""
-    present = {m for m in (_MARKERS if markdown else _SCRIPT_MARKERS) if m in lowered}
+    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it; ``present``: the
+    markers of :data:`MARKERS` it holds, or of :data:`SCRIPT_MARKERS` for a script), at
+    most one per code and line."""
     if not present:
         return
     code_map: CodeMap | None = None

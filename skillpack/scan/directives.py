@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from skillpack.scan.markdown import CodeMap, hidden_comments
 from skillpack.scan.model import ERROR, WARNING
@@ -105,7 +105,7 @@ _OVERRIDE = Lazy(
     r"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b",
     _I,
 )
-_OVERRIDE_MARKERS = (
+OVERRIDE_MARKERS = (
     "ignor", "disregard", "forget", "overrid", "bypass", "skip", " mode", "anything now",
     "refuse", "have no", "has no", "the user",
 )  # fmt: skip
@@ -207,11 +207,14 @@ def _url_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str, str
                 break
 
 
-def find_directives(text: str, lowered: str) -> Iterator[tuple[int, str, str, str]]:
+def find_directives(
+    text: str, lowered: str, present: Collection[str]
+) -> Iterator[tuple[int, str, str, str]]:
     """(offset, code, severity, message) of each hidden directive in a Markdown text
-    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it)."""
+    (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it; ``present``: the
+    markers it holds, :data:`OVERRIDE_MARKERS` among them)."""
     has_comment = "<!--" in text or "]:" in text
-    overrides = [marker for marker in _OVERRIDE_MARKERS if marker in lowered]
+    overrides = [marker for marker in OVERRIDE_MARKERS if marker in present]
     has_override = bool(overrides)
     has_url = "http" in lowered and ("](" in text or "<img" in lowered or "]:" in text)
     if not (has_comment or has_override or has_url):

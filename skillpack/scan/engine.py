@@ -16,7 +16,7 @@ from collections.abc import Collection
 
 from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
-from skillpack.scan.text import Lazy, ascii_lower
+from skillpack.scan.text import Lazy, Markers, ascii_lower
 
 #: every code the scan may report
 CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *commands.SEVERITY})
@@ -24,6 +24,11 @@ CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *comm
 FIXABLE_CODES: frozenset[str] = frozenset(hidden.SEVERITY)
 
 _MARKDOWN = (".md", ".markdown", ".mdx")
+
+#: the literal markers the rules of a Markdown file and of a script look for, each set
+#: found in one pass over a file (:class:`~skillpack.scan.text.Markers`)
+_MARKDOWN_MARKERS = Markers((*commands.MARKERS, *directives.OVERRIDE_MARKERS))
+_SCRIPT_MARKERS = Markers(commands.SCRIPT_MARKERS)
 
 
 def is_markdown(path: str) -> bool:
@@ -64,9 +69,10 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
         raw.extend(_escaped(text))
     markdown = is_markdown(path)
     lowered = ascii_lower(text)
+    present = (_MARKDOWN_MARKERS if markdown else _SCRIPT_MARKERS).present(lowered)
     if markdown:
-        raw.extend(directives.find_directives(text, lowered))
-    raw.extend(commands.find_commands(text, lowered, markdown))
+        raw.extend(directives.find_directives(text, lowered, present))
+    raw.extend(commands.find_commands(text, lowered, markdown, present))
     if not raw:
         return []
     lines = Lines(text)
