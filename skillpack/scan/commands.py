@@ -11,9 +11,11 @@ preprocessing (``!`cmd```) with a network fetch or a pipe into a shell are error
 ``/dev/tcp`` device alone (a port check) and a credential store read without a network
 call on its line are warnings.
 
-Each group of patterns has literal markers; its regular expressions run only on the
-lines holding one of them. Gaps inside a command are bounded (1,000 characters), so a long
-line costs linear time, never quadratic.
+Each group of patterns has markers (:class:`~skillpack.scan.text.Markers`), one of which
+every match of its regular expressions holds (a space in a marker is any run of white
+space, as the expressions allow); the expressions run only on the lines holding one.
+Gaps inside a command are bounded (1,000 characters), so a long line costs linear time,
+never quadratic.
 """
 
 from __future__ import annotations
@@ -168,13 +170,23 @@ _GROUPS: tuple[_Group, ...] = (
         ),
     ),
     _Group(
-        ("nc ", "nc\t", "ncat", "netcat", "mkfifo", "socat"),
+        (r"\bnc\b", "ncat", "netcat"),  # nc.traditional, "nc" quoted: not only "nc "
         (
             _p(REVERSE_SHELL, r"\b(?:nc|ncat|netcat)\b[^\n|;]{0,160}\s(?:-[a-z]*[ec]|--exec|"
                r"--sh-exec)\s*[\"']?" + r"(?:\S*/)?(?:(?:ba|z|k|da)?sh|cmd(?:\.exe)?|"
                r"powershell)\b", "connects a shell to the network (nc -e)"),
+        ),
+    ),
+    _Group(
+        ("mkfifo",),
+        (
             _p(REVERSE_SHELL, r"\bmkfifo\b" + _GAP + _SHELL + _GAP + r"\|\s*(?:nc|ncat|netcat|"
                r"openssl\s+s_client|telnet)\b", "wires a shell to a network pipe"),
+        ),
+    ),
+    _Group(
+        ("socat",),
+        (
             _p(REVERSE_SHELL, r"\bsocat\b" + _GAP + r"\b(?:exec|system):[\"']?(?:\S*/)?"
                r"(?:(?:ba|z)?sh|cmd|powershell)\b", "connects a shell to the network (socat)"),
         ),
@@ -251,9 +263,10 @@ _CREDENTIAL_MARKERS = (
 #: what an environment dump holds (env, printenv, os.environ, process.env, /proc/*/environ)
 _ENV_MARKERS = ("env", "export -p")
 _SINK_MARKERS = (
-    "curl", "wget", " nc ", "|nc ", "ncat", "netcat", "telnet", "scp ", "ftp", "iwr ", "irm ",
-    "invoke-", "requests.", "urlopen", "http.client", "httpx", "aiohttp", "fetch", "axios",
-    "xmlhttprequest", "sendbeacon", "smtplib", "sendmail", "mail -s", "upload", "s_client",
+    "curl", "wget", r"\bnc\b", "ncat", "netcat", "telnet", r"\bscp\b", "ftp", r"\biwr\b",
+    r"\birm\b", "invoke-", "requests.", "urlopen", "http.client", "httpx", "aiohttp", "fetch",
+    "axios", "xmlhttprequest", "sendbeacon", "smtplib", "sendmail", "mail -s", "upload",
+    "s_client",
 )  # fmt: skip
 _LOAD_NETWORK = Lazy(
     r"\b(?:curl|wget|nc|ncat|netcat|iwr|irm|invoke-webrequest|invoke-restmethod|ssh|scp|"

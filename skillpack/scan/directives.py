@@ -105,8 +105,11 @@ _OVERRIDE = Lazy(
     r"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b",
     _I,
 )
+#: the markers of :data:`_OVERRIDE`: each of its alternatives holds one of them (a
+#: space in a marker is any run of white space, as the expression allows)
 OVERRIDE_MARKERS = (
-    "ignor", "disregard", "forget", "overrid", "bypass", "skip", " mode", "anything now",
+    "ignor", "disregard", "forget", "overrid", "bypass", "skip", "developer mode",
+    "dan mode", "god mode", "jailbr", "unrestricted mode", "unfiltered mode", "anything now",
     "refuse", "have no", "has no", "the user",
 )  # fmt: skip
 

@@ -28,17 +28,77 @@ def ascii_lower(text: str) -> str:
     return lowered if lowered.isascii() else lowered.translate(_FOLD)
 
 
+#: what a space in a marker stands for: any run of white space inside a line (the
+#: rules' expressions allow ``\s+`` there, and run on one line at a time)
+_SPACE = r"[^\S\n]+"
+#: a marker's boundary: ``\b`` at its start or end, a word boundary as in the rules
+_BOUNDARY = "\\b"
+
+
+def _split(marker: str) -> tuple[bool, list[str], bool]:
+    """A marker's leading word boundary, its words, and its trailing word boundary."""
+    head = marker.startswith(_BOUNDARY)
+    body = marker[2:] if head else marker
+    tail = body.endswith(_BOUNDARY)
+    words = (body[:-2] if tail else body).split(" ")
+    if not all(words):
+        raise ValueError(f"marker {marker!r}: a word is empty (one space between words)")
+    return head, words, tail
+
+
+def _expression(marker: str) -> str:
+    head, words, tail = _split(marker)
+    return ((r"\b" if head else "") + _SPACE.join(map(re.escape, words))
+            + (r"\b" if tail else ""))  # fmt: skip
+
+
+_COMPILED: dict[str, tuple[str, re.Pattern[str]]] = {}
+
+
+def is_literal(marker: str) -> bool:
+    """Whether ``marker`` is a plain string (no boundary, no space), found by ``in``."""
+    return " " not in marker and _BOUNDARY not in marker
+
+
+def _parts(marker: str) -> tuple[str, re.Pattern[str]]:
+    """A marker that is not a plain string: its first word and its expression."""
+    found = _COMPILED.get(marker)
+    if found is None:
+        found = _COMPILED[marker] = (_split(marker)[1][0], re.compile(_expression(marker)))
+    return found
+
+
+def find_marker(lowered: str, marker: str, pos: int = 0) -> int:
+    """The offset of the first place at or after ``pos`` where ``lowered`` holds
+    ``marker``, -1 if none: a plain string found with ``str.find``; any other marker's
+    first word found so, then the marker's expression matched there."""
+    if is_literal(marker):
+        return lowered.find(marker, pos)
+    first, expression = _parts(marker)
+    pos = lowered.find(first, pos)
+    while pos >= 0 and expression.match(lowered, pos) is None:
+        pos = lowered.find(first, pos + 1)
+    return pos
+
+
+def marker_at(lowered: str, marker: str, pos: int) -> bool:
+    """Whether ``lowered`` holds ``marker`` at ``pos``."""
+    if is_literal(marker):
+        return lowered.startswith(marker, pos)
+    return _parts(marker)[1].match(lowered, pos) is not None
+
+
 def marked_lines(lowered: str, markers: Iterable[str]) -> list[tuple[int, int]]:
     """The (start, end) offsets of the lines of ``lowered`` that hold any of ``markers``
-    (lowercase), in order; ``end`` excludes the newline. Each marker is found with
-    ``str.find``, skipping to the end of each line it is on, so a file is read once per
-    marker present in it however often the marker occurs."""
+    (see :class:`Markers` for what a marker is), in order; ``end`` excludes the newline.
+    Each marker is looked for from the end of the last line it was found on, so a file
+    is read once per marker present in it however often the marker occurs."""
     lines: dict[int, int] = {}
     find = lowered.find
     rfind = lowered.rfind
     size = len(lowered)
     for marker in markers:
-        pos = find(marker)
+        pos = find_marker(lowered, marker)
         while pos >= 0:
             start = rfind("\n", 0, pos) + 1
             end = find("\n", pos)
@@ -46,7 +106,7 @@ def marked_lines(lowered: str, markers: Iterable[str]) -> list[tuple[int, int]]:
                 lines[start] = size
                 break
             lines[start] = end
-            pos = find(marker, end)
+            pos = find_marker(lowered, marker, end)
     return sorted(lines.items())
 
 
@@ -56,18 +116,23 @@ RARITY = "\t^~!@%&?\\9+$738z<65j[]>q412';{}#0|x=/_*()k:wv,by\"`.gf-muhpdclrinaos
 
 
 class Markers:
-    """Which of a fixed set of literal markers (lowercase) a lowered text holds, found
-    by one regular expression in one pass over it, not by one search per marker (the
-    scan's costliest step otherwise: 60 markers, 60 passes over every file).
+    r"""Which of a fixed set of markers a lowered text holds, found by one regular
+    expression in one pass over it, not by one search per marker (the scan's costliest
+    step otherwise: 60 markers, 60 passes over every file).
 
-    Each marker is anchored at its rarest character (:data:`RARITY`). The expression
-    starts with one of the anchors, a character set the regular expression engine skips
-    along, then matches the rest of a marker and checks the part before the anchor with
-    a look-behind. Wherever it matches, every marker anchored on that character is
-    compared in place, so markers that overlap, contain one another or share an anchor
-    are all found, and the search goes on from the next character. After
-    :data:`MAX_HITS` places (one marker repeated all over a file) the markers not yet
-    found are looked for one by one, so a file costs linear time whatever it holds."""
+    A marker is a lowercase string a rule's expression needs; a space in it stands for
+    any run of white space inside a line, and ``\b`` at its start or end for a word
+    boundary (``\bnc\b``, ``export -p``), as the expressions allow them.
+
+    Each marker is anchored at the rarest character of its first word (:data:`RARITY`).
+    The expression starts with one of the anchors, a character set the regular
+    expression engine skips along, then matches the rest of the first word, checks the
+    part before the anchor with a look-behind, and matches the rest of the marker.
+    Wherever it matches, every marker anchored on that character is compared in place,
+    so markers that overlap, contain one another or share an anchor are all found, and
+    the search goes on from the next character. After :data:`MAX_HITS` places (one
+    marker repeated all over a file) the markers not yet found are looked for one by
+    one, so a file costs linear time whatever it holds."""
 
     __slots__ = ("_anchored", "_expression", "markers")
 
@@ -76,28 +141,31 @@ class Markers:
 
     def __init__(self, markers: Iterable[str]) -> None:
         self.markers: tuple[str, ...] = tuple(dict.fromkeys(markers))
-        if not all(self.markers):
-            raise ValueError("a marker is a non-empty string")
-        anchored: dict[str, list[tuple[str, int]]] = {}
+        #: anchor character -> (marker, the anchor's offset in it, a literal marker?)
+        anchored: dict[str, list[tuple[str, int, bool]]] = {}
+        branches: dict[str, list[str]] = {}
         for marker in self.markers:
-            at = min(range(len(marker)), key=lambda i: (RARITY.find(marker[i]), i))
-            anchored.setdefault(marker[at], []).append((marker, at))
+            head, words, tail = _split(marker)
+            first = words[0]
+            at = min(range(len(first)), key=lambda i: (RARITY.find(first[i]), i))
+            anchored.setdefault(first[at], []).append((marker, at, is_literal(marker)))
+            behind = ""
+            if at or head:
+                behind = "(?<=" + (r"\b" if head else "") + re.escape(first) + ")"
+            rest = "".join(_SPACE + re.escape(w) for w in words[1:]) + (r"\b" if tail else "")
+            branches.setdefault(first[at], []).append(re.escape(first[at + 1 :]) + behind + rest)
         self._anchored = {c: tuple(found) for c, found in anchored.items()}
-        branches = []
-        for anchor, found in sorted(anchored.items()):
-            rests = sorted(
-                re.escape(marker[at + 1 :]) + (f"(?<={re.escape(marker)})" if at else "")
-                for marker, at in found
-            )
+        alternatives = []
+        for anchor, rests in sorted(branches.items()):
             branch = re.escape(anchor)
             if all(rests):  # an empty rest (the marker is its anchor) matches at once
-                branch += f"(?:{'|'.join(rests)})"
-            branches.append(branch)
-        self._expression = Lazy("|".join(branches))
+                branch += f"(?:{'|'.join(sorted(rests))})"
+            alternatives.append(branch)
+        self._expression = Lazy("|".join(alternatives))
 
     def present(self, lowered: str) -> set[str]:
-        """The markers that ``lowered`` holds (exactly ``{m for m in self.markers if m
-        in lowered}``)."""
+        """The markers that ``lowered`` holds (for plain strings, exactly ``{m for m in
+        self.markers if m in lowered}``)."""
         found: set[str] = set()
         search = self._expression.compiled.search
         anchored = self._anchored
@@ -107,11 +175,18 @@ class Markers:
             if match is None:
                 return found
             at = match.start()
-            for marker, offset in anchored[lowered[at]]:
-                if at >= offset and lowered.startswith(marker, at - offset):
+            for marker, offset, literal in anchored[lowered[at]]:
+                start = at - offset
+                if start < 0:
+                    continue
+                if (
+                    lowered.startswith(marker, start)
+                    if literal
+                    else marker_at(lowered, marker, start)
+                ):
                     found.add(marker)
             pos = at + 1
-        found.update(m for m in self.markers if m not in found and m in lowered)
+        found.update(m for m in self.markers if m not in found and find_marker(lowered, m) >= 0)
         return found
 
 
