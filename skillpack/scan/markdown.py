@@ -340,7 +340,7 @@ def parse(text: str) -> Blocks:
                 units.append((start, end, LINE))
                 table = True
                 kind = _OTHER
-            elif table or first == "|":
+            elif table:
                 units.append((start, end, LINE))
                 kind = _OTHER
             elif previous == _TEXT:
