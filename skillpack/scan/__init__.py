@@ -10,8 +10,11 @@ serve) both call it::
 
 Submodules: :mod:`.model` (the finding), :mod:`.hidden` (invisible characters),
 :mod:`.directives` (comments, override phrases, exfiltrating URLs), :mod:`.commands`
-(download or decode and execute, reverse shells, credential theft, load-time shell) and
-:mod:`.engine` (which rules apply to which file, in one pass).
+(download or decode and execute, reverse shells, credential theft, load-time shell),
+:mod:`.markdown` (Markdown's code and blocks, as CommonMark renders them),
+:mod:`.views` (the text as a reader reads it: a finding only a view shows is an
+evasion), :mod:`.text` (the markers' prefilter) and :mod:`.engine` (which rules apply to
+which file, in one pass).
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     if markdown:
         read.extend(directives.find_directives(text, lowered, present))
     read.extend(commands.find_commands(text, lowered, markdown, present))
-    if markdown or invisible:
+    if views.needed(text, markdown, present, invisible):
         evasions, superseded = views.evasions(
             text, markdown, lowered, present, invisible, read, MAX_PER_CODE
         )

@@ -520,7 +520,7 @@ def plan_directives(source: Source, lowered: str, present: Collection[str]) -> P
     rare = _rare(source)
     if source.lookalikes:
         rare.append(LOOKALIKE)
-    markers = [m for m in directives.OVERRIDE_MARKERS if m in present]
+    markers = _OVERRIDES.intersection(present)
     places = list(marker_places(lowered, markers, loose=True)) if markers else []
     intraword = _intraword(text) if ("*" in text or "`" in text) else []
     if not rare and not places and not intraword:
@@ -645,6 +645,22 @@ def _touches_comment_or_link(source: Source, kinds: Collection[str]) -> bool:
     return False
 
 
+_OVERRIDES = frozenset(directives.OVERRIDE_MARKERS)
+
+
+def needed(text: str, markdown: bool, present: Collection[str], hidden: list[Span]) -> bool:
+    """Whether a view of ``text`` may show anything (the cheap tests, before any view
+    is planned): invisible characters; and in Markdown a character reference, a
+    non-ASCII letter, an override marker (found loosely) or markup inside a word."""
+    if hidden:
+        return True
+    if not markdown:
+        return False
+    if "&" in text or not text.isascii() or not _OVERRIDES.isdisjoint(present):
+        return True
+    return ("*" in text or "`" in text) and bool(_intraword(text))
+
+
 def evasions(
     text: str,
     markdown: bool,
@@ -682,7 +698,7 @@ def evasions(
             continue
         ran = _run(family, view, markers)
         mine = [r for r in plain if r[1] in family.codes]
-        only = _only_in_view(view, mine, ran)
+        only = _only_in_view(view, mine, ran, per_line=family is not DIRECTIVES)
         if not only:
             continue
         explained: list[Raw] = []
@@ -714,11 +730,14 @@ def _run(family: Family, view: View, markers: Collection[str]) -> list[Raw]:
 _NEWLINE = Lazy("\n")
 
 
-def _only_in_view(view: View, plain: list[Raw], ran: list[Raw]) -> list[Raw]:
+def _only_in_view(
+    view: View, plain: list[Raw], ran: list[Raw], per_line: bool = False
+) -> list[Raw]:
     """The view's findings that no plain finding accounts for. In each line of the view
     (a paragraph when its lines are joined) and code, each plain finding accounts for
     the nearest view finding at or before it (the view may find the same phrase from an
-    earlier word: ``you are`` + a line break + ``now in developer mode``)."""
+    earlier word: ``you are`` + a line break + ``now in developer mode``); ``per_line``
+    (the command rules, one finding per code and line): for all of them."""
     if not ran:
         return []
     shift = view.shift
@@ -739,6 +758,8 @@ def _only_in_view(view: View, plain: list[Raw], ran: list[Raw]) -> list[Raw]:
             events[key].append((offset, 1, -1))
     only: list[Raw] = []
     for group in events.values():
+        if per_line and any(is_plain for _, is_plain, _ in group):
+            continue
         group.sort()
         open_: list[int] = []
         for _, is_plain, index in group:
