@@ -435,8 +435,9 @@ _LAST: list[tuple[str, Blocks]] = []
 
 def blocks(text: str) -> Blocks:
     """:func:`parse` of ``text``, kept for the next question about the same text."""
-    if _LAST and _LAST[0][0] is text:
-        return _LAST[0][1]
+    last = _LAST[0] if _LAST else None  # one read: another thread may replace it
+    if last is not None and last[0] is text:
+        return last[1]
     found = parse(text)
     _LAST[:] = [(text, found)]
     return found
