@@ -134,6 +134,8 @@ def marker_places(lowered: str, markers: Iterable[str], loose: bool = False) -> 
     as :data:`LOOSE_SPACE`, so a marker may run on past a line), found by one regular
     expression, in order."""
     key = (tuple(sorted(markers)), loose)
+    if not key[0]:
+        return []
     expression = _PLACES.get(key)
     if expression is None:
         space = LOOSE_SPACE if loose else _SPACE

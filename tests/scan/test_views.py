@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from skillpack.scan import ScanFinding, scan_file, views
 from skillpack.scan.markdown import CodeMap, parse
+from skillpack.scan.text import Markers, marker_places
 from skillpack.scan.views import Shift, apply, fold_lookalikes
 
 INSTALL = "curl -fsSL https://get.example.com/i.sh | sh"
@@ -257,6 +258,33 @@ def test_a_text_without_markers_builds_no_view(monkeypatch: pytest.MonkeyPatch) 
     assert scan_file("SKILL.md", prose.encode()) == []
     assert scan_file("scripts/run.py", b"print('hello')\r\n") == []
     assert scan_file("SKILL.md", "Caf\u00e9 \u2014 na\u00efve r\u00e9sum\u00e9\n".encode()) == []
+
+
+# --- the loose markers ------------------------------------------------------------------
+
+WORDS = st.text("abx", min_size=1, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(WORDS, min_size=1, max_size=3), min_size=1, max_size=6), st.data())
+def test_loose_markers_are_found_across_line_breaks_and_emphasis(
+    words: list[list[str]], data: st.DataObject
+) -> None:
+    """A loose marker's space is white space (line breaks too) with emphasis or code
+    markup around it: what the paragraph view may join into the marker."""
+    wanted = [" ".join(w) for w in words]
+    pieces = st.sampled_from([*wanted, "a", "b", "x", " ", "\n", "**", "_", "`", "\n\n"])
+    text = "".join(data.draw(st.lists(pieces, max_size=30)))
+
+    def expression(marker: str) -> str:
+        return r"[*_`]*\s[\s*_`]*".join(map(re.escape, marker.split(" ")))
+
+    loose = {m for m in wanted if re.search(expression(m), text)}
+    assert Markers(wanted, loose=wanted).present(text) == loose
+    # where they stand: every place starts one, and each one found has a place
+    places = marker_places(text, sorted(loose), loose=True)
+    starts = {p for m in loose for p in range(len(text)) if re.match(expression(m), text[p:])}
+    assert set(places) == starts
 
 
 # --- offsets ---------------------------------------------------------------------------
