@@ -6,8 +6,9 @@ Code is what CommonMark renders as code: fenced blocks (backticks or tildes, at 
 three columns inside their container: the top level, a list item or a block quote,
 tabs at stops of four; a backtick fence's info string holds no backtick), indented code
 (four columns past its container after a blank line or another block, never inside a
-paragraph), ``<pre>`` and ``<code>`` HTML, and inline code spans (a run of backticks to
-the next run of the same length in the same paragraph).
+paragraph), ``<pre>`` HTML up to its end tag and a ``<code>`` block up to its end tag or
+a blank line (which ends that kind of HTML block), and inline code (a run of backticks
+to the next run of the same length in the same paragraph, ``<code>`` to ``</code>``).
 
 The text is expected with ``\\n`` line endings (the engine normalizes CR and CRLF).
 """
@@ -111,6 +112,7 @@ _CLOSER = {
 _SPECIAL = frozenset(" \t>`~#<|-+*=_:[0123456789\n")
 #: the next line that begins with one of them
 _NEXT_SPECIAL = Lazy(r"\n(?=[ \t>`~#<|\-+*=_:\[0-9\n]|\Z)")
+_BLANK_LINE = Lazy(r"\n[ \t]*(?=\n|\Z)")
 #: the closing fences of a top-level fence, by marker character and length
 _CLOSING: dict[tuple[str, int], re.Pattern[str]] = {}
 
@@ -152,6 +154,9 @@ def parse(text: str) -> Blocks:
             )
             end = size if at < 0 else find("\n", at)
             end = size if end < 0 else end
+            if marker == "</code":  # an HTML block that a blank line ends (CommonMark's 7th)
+                blank = _BLANK_LINE.search(text, pos - 1, end)
+                end = end if blank is None else blank.start()
             until = None
             (code.append((start, end)) if is_code else units.append((start, end, RAW)))
             previous = _OTHER

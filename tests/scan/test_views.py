@@ -97,6 +97,7 @@ def test_code_that_commonmark_renders_as_code_is_code(text: str) -> None:
         f"Run this:\n    {INSTALL}\n",  # a paragraph's continuation line, not code
         f"- item\n\n    ```\n  done\n\n{INSTALL}\n",  # the item closed: prose again
         f"    ```\nAfter the indented line\n{INSTALL}\n",
+        f"<code>\nnever closed\n\n{INSTALL}\n",  # a blank line ends a <code> block
     ],
 )
 def test_text_that_only_looks_like_code_is_prose(text: str) -> None:
