@@ -123,9 +123,7 @@ class LintRun:
             found.extend(check.run(self.context))
         return found
 
-    def result(
-        self, found: Iterable[Finding], tree: Iterable[Finding] | None = None
-    ) -> LintResult:
+    def result(self, found: Iterable[Finding], tree: Iterable[Finding] | None = None) -> LintResult:
         """The run's result from the findings :meth:`check_skill` gave for its skills (in
         skill order), with the tree-wide checks' findings (``tree``: as
         :meth:`tree_findings` made them, else made here): the enabled ones, not ignored
