@@ -81,6 +81,7 @@ class SkillResult(ByFields):
     findings: tuple[Finding, ...] = ()  #: the per-skill checks' findings, not yet selected
     entry: SkillEntry | None = None
     table: str | None = None  #: the skill's lock table
+    indexed: str | None = None  #: the skill's part of the bundle index (with ``table``)
     entries: dict[str, PreparedEntry] = field(default_factory=dict)  #: archive entries by name
     kept: dict[str, bytes] = field(default_factory=dict)  #: file bytes by URI, for the writer
     error: SkillpackError | OSError | None = None
@@ -98,6 +99,12 @@ class SkillResult(ByFields):
         if self.table is None:
             raise ValueError("the plan made no lock table")
         return self.table
+
+    def checked_index(self) -> str:
+        """The skill's part of the bundle index (after :meth:`checked_entry`)."""
+        if self.indexed is None:
+            raise ValueError("the plan made no lock table")
+        return self.indexed
 
 
 @dataclass
@@ -126,15 +133,16 @@ def process_skill(plan: Plan, skill: SourceSkill, state: PassState) -> SkillResu
         entry = build_skill_entry(skill, state.digests, skill_md, read=read, contents=contents)
     except (OSError, SkillpackError) as exc:
         return SkillResult(findings, error=exc)
-    table = None
+    table = indexed = None
     if plan.lock:
+        from skillpack.lockfile.index import index_skill_text
         from skillpack.lockfile.lock import render_skill
 
-        table = render_skill(entry)
+        table, indexed = render_skill(entry), index_skill_text(entry)
     if plan.archive is None or contents is None:
-        return SkillResult(findings, entry, table)
+        return SkillResult(findings, entry, table, indexed)
     entries, kept = _prepare_archive(plan.archive, entry, contents, state)
-    return SkillResult(findings, entry, table, entries, kept)
+    return SkillResult(findings, entry, table, indexed, entries, kept)
 
 
 def _skill_md(ctx: SkillContext) -> tuple[bytes, dict[str, JSONValue]]:
@@ -381,7 +389,8 @@ def one_pass(
     _gate(run, passed, refusal)
     results = passed[0]
     manifest = _manifest(tree, results)
-    lock, index = render_lock_and_index(manifest, [r.checked_table() for r in results])
+    tables = [r.checked_table() for r in results]
+    lock, index = render_lock_and_index(manifest, tables, [r.checked_index() for r in results])
     entries: dict[str, PreparedEntry] = {}
     kept: dict[str, bytes] = {}
     for result in reversed(results):  # a nested skill's files: its parent's, the same bytes
