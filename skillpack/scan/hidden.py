@@ -282,8 +282,9 @@ def _judge(text: str, start: int, end: int, base: str, rtl: Callable[[], bool]) 
     joiner may join, before the run)."""
     kinds: list[str | None] = [None] * (end - start)
     flags: list[tuple[int, int, str]] = []
-    selector_runs = _runs(text, start, end, _is_selector)
-    mark_runs = _runs(text, start, end, _MARKS.__contains__)
+    single = [[0]] if end - start == 1 else None  # most runs: one character
+    selector_runs = mark_runs = single  # computed at the first selector or mark
+    run_kinds: dict[int, str] = {}  # a run of selectors (by its first member): its kind
     prev = text[start - 1] if start else ""  # the last character kept
     i = start
     while i < end:
@@ -310,14 +311,21 @@ def _judge(text: str, start: int, end: int, base: str, rtl: Callable[[], bool]) 
         if ch in _ALWAYS and not (i == 0 and ch == _BOM):
             kinds[k] = BIDI if ch in _BIDI_CONTROLS else _NUL if ch == "\x00" else INVISIBLE
         elif _is_selector(ch):
+            if selector_runs is None:
+                selector_runs = _runs(text, start, end, _is_selector)
             run = selector_runs[k]
             if len(run) > 1 or not _selector_applies(prev, ch):
-                supplement = any(ord(text[start + m]) >= 0xE0100 for m in run)
-                many = len(run) >= _SELECTOR_ERROR_RUN
-                kinds[k] = VARIATION if supplement or many else INVISIBLE
+                kind = run_kinds.get(run[0])
+                if kind is None:  # once per run
+                    supplement = any(ord(text[start + m]) >= 0xE0100 for m in run)
+                    many = len(run) >= _SELECTOR_ERROR_RUN
+                    kind = run_kinds[run[0]] = VARIATION if supplement or many else INVISIBLE
+                kinds[k] = kind
             else:
                 prev = ch
         elif ch in _MARKS:
+            if mark_runs is None:
+                mark_runs = _runs(text, start, end, _MARKS.__contains__)
             if len(mark_runs[k]) > 1 or prev in _MARKS or not rtl():
                 kinds[k] = INVISIBLE
             else:
@@ -334,7 +342,7 @@ def _judge(text: str, start: int, end: int, base: str, rtl: Callable[[], bool]) 
         i += 1
     # what is flagged wherever it stands, inside a run of selectors, goes with the run
     # (the bytes the run carries are decoded together)
-    for k, run in enumerate(selector_runs):
+    for k, run in enumerate(selector_runs or ()):
         if len(run) > 1 and run[0] == k:  # once per run, at its first member
             for m in range(run[0] + 1, run[-1]):
                 if kinds[m] == INVISIBLE:
@@ -426,6 +434,7 @@ def find_hidden(text: str) -> Iterator[Hidden]:
     flags: list[tuple[int, int, str]] = []
     base = ""  # the last kept character a joiner may join
     last_end = 0
+    line = 0  # the offset where the line of the current run starts
     for match in CANDIDATES.finditer(text):
         start, end = match.span()
         j = start - 1
@@ -433,9 +442,12 @@ def find_hidden(text: str) -> Iterator[Hidden]:
             j -= 1
         if j >= last_end:
             base = text[j]
-        line = text.rfind("\n", 0, start) + 1 if _MARKS.intersection(match.group()) else 0
+        newline = text.rfind("\n", last_end, start)  # a run holds no newline
+        if newline >= 0:
+            line = newline + 1
 
         def rtl(line: int = line, start: int = start) -> bool:
+            """Whether the line holds a right-to-left letter (once per line)."""
             if line not in rtl_lines:
                 end_of_line = text.find("\n", start)
                 rest = text[line : end_of_line if end_of_line >= 0 else len(text)]

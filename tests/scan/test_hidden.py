@@ -313,3 +313,18 @@ def test_read_text_is_what_the_scan_reads() -> None:
     assert read_text("a.png", b"\x89PNG\r\n\x1a\n") is None
     assert read_text("a.md", b"\xffA") == "\ufffdA"
     assert read_text("a.md", "A".encode("utf-16")) == "A"
+
+
+def test_hostile_runs_stay_linear() -> None:
+    """Long runs of each kind (one run of 100,000 selectors was quadratic once) finish."""
+    shapes = [
+        "\u2764" + "\ufe0f" * 100_000,
+        "\u2764" + "\ufe0f\u200b" * 50_000,
+        "\u05e9" + "\u200f" * 100_000,
+        "\u05e9" + "x\u200f" * 50_000,  # no finding: one mark at a time, an RTL line
+        flag("ustx") * 10_000,
+        FLAG + tag("g") * 100_000,
+        "\U0001f600\u200d" + "\u200b" * 100_000,
+        "a\x00" * 50_000,
+    ]
+    assert [bool(scan(text)) for text in shapes] == [True, True, True, False] + [True] * 4
