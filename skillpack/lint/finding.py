@@ -25,7 +25,8 @@ class Finding(ByFields):
     #: be quoted while the frontmatter has a YAML syntax error): not fixable until then
     blocked_by: str = ""
     #: a finding of a fixable rule that ``--fix`` cannot reach (a hidden character
-    #: written as an escape in the frontmatter: the fix removes characters, not text)
+    #: written as an escape in the frontmatter: the fix removes characters, not text;
+    #: a NUL, which may be a byte of the file's encoding)
     manual: bool = False
 
     @property
