@@ -613,16 +613,27 @@ _RULES: tuple[Rule, ...] = (
     # --- SP5xx: the content scan (skillpack.scan) --------------------------------------
     _r(
         "SP501", "hidden-tag-characters", ERROR,
-        "A file holds Unicode tag characters (U+E0000-E007F) outside an emoji tag sequence.",
+        "A file holds Unicode tag characters (U+E0000-E007F) that are not a subdivision "
+        "flag's.",
         "Tag characters are invisible in every editor, terminal and web view, but a model "
         "reads them: each spells an ASCII character, so a line that looks harmless can carry "
         "a whole hidden instruction (\"ASCII smuggling\"). Their only other use is the "
-        "emoji tag sequence of a subdivision flag (U+1F3F4, tags, U+E007F: the flags of "
-        "England, Scotland and Wales), which is not reported. The message spells the "
-        "hidden text.",
-        "description: Formats tables.<U+E0069 U+E0067 U+E006E U+E006F U+E0072 U+E0065 ...>",
+        "emoji tag sequence of a subdivision flag: U+1F3F4, then tags spelling a "
+        "subdivision code in lowercase letters and digits (a region of 2 letters or 3 "
+        "digits, then 1 to 4 letters or digits: `gbsct`), then U+E007F. The flags of "
+        "England (`gbeng`), Scotland (`gbsct`) and Wales (`gbwls`), the only ones "
+        "recommended for general interchange, are not reported. Anything else is: another "
+        "emoji before the tags, tags outside that alphabet (capitals, spaces, "
+        "punctuation), a run with no cancel tag or longer than a code, stray tags after a "
+        "flag (reported alone: the flag's own tags are kept), and two or more other "
+        "well-formed subdivision flags in a row, only white space between them (they show "
+        "as plain black flags while their tags spell text). One such flag on its own is "
+        "SP504. The message spells the hidden text.",
+        "description: Formats tables.🏴<U+E0049 U+E0067 U+E006E U+E006F U+E0072 U+E0065 ... "
+        "U+E007F>",
         "Remove the characters: `skillpack lint --fix` deletes them and keeps the visible "
-        "text. If you did not put them there, treat the file as hostile.",
+        "text (and a flag's own tags). If you did not put them there, treat the file as "
+        "hostile.",
         fixable=True,
     ),
     _r(
@@ -632,7 +643,8 @@ _RULES: tuple[Rule, ...] = (
         "These controls reorder how text is displayed, so what a reviewer reads is not the "
         "order a model or a shell reads (\"Trojan Source\", CVE-2021-42574): a command or "
         "an instruction can show as something else. Right-to-left text needs only the "
-        "marks U+200E, U+200F and U+061C, which are not reported beside RTL letters.",
+        "marks U+200E, U+200F and U+061C, which are not reported one at a time on a line "
+        "with right-to-left letters (SP504).",
         "scripts/run.sh:  rm -rf /tmp/cache <U+202E>\"txt.exe\"",
         "Remove the controls (`skillpack lint --fix`); use the RTL marks where RTL text "
         "needs a direction.",
@@ -640,31 +652,51 @@ _RULES: tuple[Rule, ...] = (
     ),
     _r(
         "SP503", "variation-selector-smuggling", ERROR,
-        "A file holds variation selectors from U+E0100-E01EF outside an ideographic "
-        "variation sequence.",
-        "A run of variation selectors is invisible and carries one byte per character "
-        "(\"emoji smuggling\"): a model can be told to decode it. The supplement's only "
-        "ordinary use is one selector after a CJK ideograph (an ideographic variation "
-        "sequence), which is not reported. The message shows the bytes carried.",
-        "Nice work 😀<U+E0143 U+E0158 U+E0153 U+E0143 ...>",
+        "A file holds variation selectors that carry bytes: a run of four or more, or any "
+        "from U+E0100-E01EF outside an ideographic variation sequence.",
+        "A variation selector is invisible and, in a run, carries data: a byte per "
+        "selector of U+E0100-E01EF, or 4 bits per selector of U+FE00-FE0F (\"emoji "
+        "smuggling\"); a model can be told to decode it. A selector applies only to the "
+        "character right before it, once: the supplement's ordinary use is one selector "
+        "after a CJK ideograph (an ideographic variation sequence), which is not "
+        "reported. A run of selectors holding one from the supplement, or four or more "
+        "(two bytes or more) of any kind, is reported here; a shorter run, or one "
+        "selector with nothing to apply to, is SP504. Characters reported wherever they "
+        "stand (a zero-width space) do not break a run. The message shows the bytes "
+        "carried, decoded.",
+        "Nice work 😀<U+FE06 U+FE09 U+FE06 U+FE07 U+FE06 U+FE0E ...>",
         "Remove the selectors (`skillpack lint --fix`).",
         fixable=True,
     ),
     _r(
         "SP504", "invisible-characters", WARNING,
-        "A file holds zero-width or other invisible format characters.",
+        "A file holds zero-width or other invisible characters a reader does not see.",
         "Zero-width spaces and joiners (U+200B-200D), word joiners and invisible operators "
         "(U+2060-2064), deprecated format controls (U+206A-206F), a BOM after the start, "
-        "soft hyphens, interlinear annotation marks, stray variation selectors and "
-        "directional marks on a line without right-to-left letters change what a model "
-        "reads and what a search finds without showing; runs of two of them can hold a "
-        "bit string, which the message decodes. Not reported: a ZWJ inside an emoji "
-        "sequence (👨‍👩‍👧), a ZWJ or ZWNJ between letters of the scripts that spell with "
-        "them (Persian, the Indic scripts), U+FE0F after an emoji (❤️), RTL marks beside "
-        "Hebrew or Arabic letters, a no-break space, a BOM at the start of a file.",
+        "soft hyphens, the Mongolian vowel separator, interlinear annotation marks and NUL "
+        "change what a model reads and what a search finds without showing (a NUL also "
+        "makes GitHub and grep show the file as binary, hiding its text from a reviewer, "
+        "while a model reads past it). So do a variation selector (U+FE00-FE0F) with "
+        "nothing to apply to (after ASCII other than the keycap bases 0-9 # *, after white "
+        "space, a mark or another selector) or in a run of two or three; a directional mark "
+        "(U+200E, U+200F, U+061C) on a line without right-to-left letters (Hebrew, Arabic, "
+        "Syriac, Thaana, NKo, ...; the marks themselves do not count), and two or more "
+        "marks in a row anywhere; and one well-formed subdivision flag other than "
+        "England's, Scotland's or Wales's, which most systems show as a plain black flag, "
+        "its tags unseen (SP501 when two or more stand in a row). A run of two kinds of "
+        "these characters can hold a bit string, which the message decodes. Not reported: "
+        "a ZWJ inside an emoji sequence (👨‍👩‍👧), a ZWJ or ZWNJ between letters of the "
+        "scripts that spell with them (Persian, the Indic scripts), one variation selector "
+        "right after a character it applies to (\u2764\ufe0f, 1\ufe0f\u20e3, "
+        "\u845b\U000e0100), one directional mark on a line with right-to-left letters, a "
+        "no-break space, a BOM at the start of a "
+        "file. Each character is judged as it stands once the reported characters before "
+        "it are removed: a zero-width space between an emoji and its U+FE0F does not make "
+        "the selector stray.",
         "name: pdf<U+200B>-tools",
-        "Remove the characters (`skillpack lint --fix`), or ignore SP504 for a file that "
-        "needs them.",
+        "Remove the characters (`skillpack lint --fix`; a NUL is left to you: it may be a "
+        "byte of UTF-16 without a byte order mark), or ignore SP504 for a file that needs "
+        "them.",
         fixable=True,
     ),
     _r(

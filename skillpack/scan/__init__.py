@@ -10,8 +10,9 @@ serve) both call it::
 
 Submodules: :mod:`.model` (the finding), :mod:`.hidden` (invisible characters),
 :mod:`.directives` (comments, override phrases, exfiltrating URLs), :mod:`.commands`
-(download or decode and execute, reverse shells, credential theft, load-time shell) and
-:mod:`.engine` (which rules apply to which file, in one pass).
+(download or decode and execute, reverse shells, credential theft, load-time shell),
+:mod:`.engine` (which rules apply to which file, in one pass) and :mod:`.textfile` (how
+a file's bytes read as text, and ``lint --fix`` writes them back).
 """
 
 from __future__ import annotations
