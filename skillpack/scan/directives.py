@@ -11,13 +11,15 @@
   "you are in developer mode", "never refuse", "do not tell the user".
 * SP513 (error): a Markdown image or link (or an HTML image) whose URL carries the
   conversation, files or secrets in a placeholder (``?q={conversation}``): a model
-  filling it in sends them to that host, an image without even a click.
+  filling it in sends them to that host, an image without even a click. A placeholder
+  naming an identifier (``{conversation_id}``, ``{file_path}``) is an API reference.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
+from itertools import pairwise
 
 from skillpack.scan.markdown import CodeMap, hidden_comments
 from skillpack.scan.model import ERROR, WARNING
@@ -124,13 +126,64 @@ _PLACEHOLDER = Lazy(
     r"|[?&=/](?P<b>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"
     r"|\$(?P<c>[A-Z][A-Z0-9_]{2,})\b",
 )
-_CONVERSATION = Lazy(
-    r"conversation|chat|history|messages?|transcript|prompt|context|summary|memory|"
-    r"files?|contents?|ssh|env|environ|cookies?|session|credentials?|passwords?|"
-    r"user_?data|user_?input|secrets?",
+#: a placeholder's words: ``conversationId`` -> conversation, id; ``CHAT_HISTORY`` ->
+#: chat, history
+_WORDS = Lazy(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+#: a placeholder whose last word is one of these names a thing, not its content: an API
+#: reference's ``/files/{file_id}/content``, ``?path={file_path}``, ``/{filename}``
+_IDENTIFIER = frozenset(
+    {
+        "id", "ids", "uuid", "guid", "name", "names", "path", "paths", "url", "urls", "uri",
+        "uris", "filename", "filenames", "filepath", "page", "pages", "limit", "offset",
+        "count", "version", "number", "num", "no", "index", "idx", "slug", "type", "format",
+        "size", "cursor", "sort", "order", "lang", "locale",
+    }
+)  # fmt: skip
+#: the same written as one word's end: ``fileid``, ``chatname``, ``sessionpath``
+_IDENTIFIER_END = ("id", "ids", "name", "path", "url", "uri")
+#: words that are content: the conversation, files' contents, secrets
+_CONTENT = frozenset(
+    {
+        "conversation", "conversations", "chat", "chats", "history", "histories", "messages",
+        "transcript", "transcripts", "prompt", "prompts", "context", "summary", "memory",
+        "memories", "contents", "ssh", "env", "environ", "environment", "cookie", "cookies",
+        "credential", "credentials", "password", "passwords", "secret", "secrets",
+        "userdata", "userinput", "filecontent", "filecontents", "filedata",
+    }
+)  # fmt: skip
+#: two words that are content together: ``user_data``, ``file_content``
+_CONTENT_PAIRS = frozenset(
+    {("user", "data"), ("user", "input"), ("file", "content"), ("file", "data"),
+     ("file", "text"), ("file", "body")}
+)  # fmt: skip
+#: what an image (fetched without a click) must not carry either
+_KEYS = frozenset(
+    {"token", "tokens", "key", "keys", "apikey", "apikeys", "auth", "session", "bearer",
+     "jwt"}
+)  # fmt: skip
+#: content named in one word with no separator: ``chathistory``, ``conversationsummary``
+_CONTENT_IN = Lazy(
+    r"conversation|chathistory|messagehistory|transcript|prompt|context|summary|memory|"
+    r"filecontent|secret|password|credential|cookie",
     _I,
 )
-_KEYS = Lazy(r"tokens?|api[_ -]?keys?|keys?|auth", _I)
+
+
+def _carries(name: str, image: bool) -> bool:
+    """Whether a placeholder ``name`` denotes data a model would fill in: the
+    conversation, files' contents or secrets (in an image, keys and tokens too), not an
+    identifier of them (``conversation_id``, ``file_path``, ``filename``, ``page``)."""
+    words = [w.lower() for w in _WORDS.findall(name)]
+    if not words:
+        return False
+    last = words[-1]
+    if last in _IDENTIFIER or (len(words) == 1 and last.endswith(_IDENTIFIER_END)):
+        return False
+    if any(w in _CONTENT for w in words) or any(p in _CONTENT_PAIRS for p in pairwise(words)):
+        return True
+    if image and any(w in _KEYS or w.endswith(("token", "key")) for w in words):
+        return True
+    return len(words) == 1 and _CONTENT_IN.search(last) is not None
 
 
 def _comment_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str, str]]:
@@ -191,23 +244,21 @@ def _url_findings(text: str, code: CodeMap) -> Iterator[tuple[int, str, str, str
         tail = tail[min(i for i in (tail.find("/"), tail.find("?"), len(tail)) if i >= 0) :]
         for placeholder in _PLACEHOLDER.finditer(tail):
             name = placeholder.group("a") or placeholder.group("b") or placeholder.group("c")
-            if not name:
+            if not name or not _carries(name, image):
                 continue
-            sensitive = _CONVERSATION.search(name) or (image and _KEYS.search(name))
-            if sensitive:
-                kind = "an image" if image else "a link"
-                yield (
-                    match.start(),
-                    EXFIL_URL,
-                    ERROR,
-                    (
-                        f"{kind} whose URL carries {name.strip()!r} to "
-                        f"{url.split('://', 1)[-1].split('/', 1)[0].split('?', 1)[0]}: a model "
-                        f"filling it in sends that data out"
-                        + (" as soon as the image is shown" if image else "")
-                    ),
-                )
-                break
+            kind = "an image" if image else "a link"
+            yield (
+                match.start(),
+                EXFIL_URL,
+                ERROR,
+                (
+                    f"{kind} whose URL carries {name.strip()!r} to "
+                    f"{url.split('://', 1)[-1].split('/', 1)[0].split('?', 1)[0]}: a model "
+                    f"filling it in sends that data out"
+                    + (" as soon as the image is shown" if image else "")
+                ),
+            )
+            break
 
 
 def find_directives(
