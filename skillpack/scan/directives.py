@@ -63,10 +63,11 @@ _STRONG = (
     r"directions|guidelines|guardrails|programming|training|safety\s+(?:guidelines|rules|"
     r"policies|filters|instructions|measures|protocols|settings))"
 )
-#: objects honest text also sets aside (a linter's rules, a quota's restrictions, "the
-#: previous instruction" of a conversation)
+#: objects honest text also sets aside (a linter's rules, a quota's restrictions)
 _WEAK = r"(?:rules|restrictions|constraints|policies|limitations|filters)"
-_SINGULAR = r"(?:instruction|prompt|directive)"
+#: "ignore the above prompt" (the singular "previous instruction" is a conversation's
+#: correction, as the guides that warn against override wording quote it: no finding)
+_SINGULAR = r"(?:prompt|directive)"
 #: what came before in the prompt
 _BEFORE = r"(?:previous|prior|above|earlier|preceding|foregoing)"
 #: an adjective between "your" and the object ("your original instructions")
@@ -235,8 +236,7 @@ SHAPES: tuple[Shape, ...] = (
     # never refuse (an imperative without an object)
     _shape(LIKE, ("refuse",),
         _CLAUSE + r"(?:never|do\s+not|don't|dont|must\s+not)\s+(?:ever\s+)?refuse\b"),
-    # ignore previous rules / disregard the previous instruction / override the previous
-    # instructions
+    # ignore previous rules / ignore the above prompt / override the previous instructions
     _shape(LIKE, (*_IGNORE, "bypass", "overrid"),
         r"\b(?:ignore|disregard|forget|bypass|override)\s+(?:(?:all|any|every)\s+(?:of\s+)?)?"
         r"(?:(?:the|your|my|these|those)\s+)?" + _BEFORE + r"\s+(?:" + _WEAK + r"|"
