@@ -261,6 +261,7 @@ SHAPES: tuple[Shape, ...] = (
 #: inside a line, ``\b`` a word boundary): a line holding none is not looked at
 OVERRIDE_MARKERS: tuple[str, ...] = tuple(dict.fromkeys(m for s in SHAPES for m in s.markers))
 _OVERRIDE_MARKERS = Markers(OVERRIDE_MARKERS)
+_OVERRIDE_SET = frozenset(OVERRIDE_MARKERS)
 #: a phrase preceded by a negation or a condition says the opposite, or describes:
 #: "do not ignore your instructions", "if you ignore previous instructions"
 _SOFTENED = Lazy(
@@ -631,7 +632,7 @@ def find_directives(
     (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it; ``present``: the
     markers it holds, :data:`OVERRIDE_MARKERS` among them)."""
     has_comment = "<!--" in text or "]:" in text
-    has_override = any(marker in present for marker in OVERRIDE_MARKERS)
+    has_override = not _OVERRIDE_SET.isdisjoint(present)
     has_url = "http" in lowered and ("](" in text or "<img" in lowered or "]:" in text)
     if not (has_comment or has_override or has_url):
         return
