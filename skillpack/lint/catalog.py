@@ -700,6 +700,19 @@ _RULES: tuple[Rule, ...] = (
         fixable=True,
     ),
     _r(
+        "SP505", "invisible-data", ERROR,
+        "A run of eight or more invisible characters carries hidden data.",
+        "Zero-width characters (U+200B-200D, U+2060-2064, ...) and directional marks "
+        "(U+200E, U+200F, U+061C) are each invisible; one of them in a word is stray "
+        "(SP504), but eight or more in a row carry a byte or more, a bit string that a "
+        "model can be told to decode and a reader never sees. Nothing honest writes eight "
+        "invisible characters in a row. The message decodes the bits (each of the two "
+        "characters as 0 or 1) and shows the text they spell.",
+        "Welcome<U+200B><U+200C><U+200C><U+200B>...(64 more) to the guide.",
+        "Remove the characters (`skillpack lint --fix`) and find out who put them there.",
+        fixable=True,
+    ),
+    _r(
         "SP510", "hidden-comment-directive", ERROR,
         "A Markdown comment hidden from the reader tells the agent to keep something from "
         "the user, to override its instructions, or to send the user's or its own data to "

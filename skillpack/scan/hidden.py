@@ -15,6 +15,10 @@ well-formed one shows as a plain black flag almost everywhere, its tags unseen, 
 a warning (SP504); two or more of them in a row, nothing but white space between, spell
 hidden text and are an error (SP501).
 
+An error too (SP505): a run of eight or more of the invisible characters below, zero-width
+characters and marks alike, which carries a byte or more (a bit string: nothing honest
+writes eight invisible characters in a row).
+
 Warnings (SP504): zero-width and other invisible format characters (U+200B-200D,
 U+2060-2064, U+206A-206F, U+FEFF after the start, U+00AD, U+180E, U+FFF9-FFFB), a NUL
 (U+0000: GitHub and grep show such a file as binary, not its text, while a model reads
@@ -52,8 +56,12 @@ TAGS = "SP501"
 BIDI = "SP502"
 VARIATION = "SP503"
 INVISIBLE = "SP504"
+DATA = "SP505"
 
-SEVERITY = {TAGS: ERROR, BIDI: ERROR, VARIATION: ERROR, INVISIBLE: WARNING}
+SEVERITY = {TAGS: ERROR, BIDI: ERROR, VARIATION: ERROR, INVISIBLE: WARNING, DATA: ERROR}
+#: a run of this many SP504 characters (zero-width characters, marks) or more carries a
+#: byte or more: hidden data, an error (SP505), not stray invisible characters
+DATA_RUN = 8
 
 #: every character any rule here may flag, in runs
 CANDIDATES = re.compile(
@@ -472,6 +480,8 @@ def find_hidden(text: str) -> Iterator[Hidden]:
             before = text[start + k - 1] if start + k else ""
             code = _CODE_OF.get(kind, kind)
             message = _message(kind, run, before)
+            if kind == INVISIBLE and m - k >= DATA_RUN:
+                code, message = DATA, f"a run of {m - k} {message}: hidden data"
             found.append(Hidden(code, start + k, start + m, message, kind != _NUL))
             k = m
     if len(flags) > 1:
