@@ -418,16 +418,15 @@ def _options(args: argparse.Namespace) -> ServeOptions:
 def _admission(args: argparse.Namespace) -> Policy | None:
     """The consumer's policy (``--policy``, the user's, the project's) with ``--accept``;
     None when there is neither a policy file nor an ``--accept`` (nothing is imported)."""
-    from skillpack.policy.places import PROJECT_FILE, project_of, user_policy
+    from skillpack.policy.places import project_policies, user_policy
 
-    project = project_of(Path.cwd())
-    listed = project is not None and (project / PROJECT_FILE).is_file()
-    if not (args.accept or args.policy or listed or user_policy(os.environ)):
+    here = Path.cwd()
+    if not (args.accept or args.policy or project_policies(here) or user_policy(os.environ)):
         return None
     from skillpack.policy.admission import parse_accepts
     from skillpack.policy.file import load_policy
 
-    policy = load_policy(args.policy, project, os.environ)
+    policy = load_policy(args.policy, here, os.environ)
     return policy.with_accepts(parse_accepts(args.accept))
 
 
