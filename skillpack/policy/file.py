@@ -21,7 +21,7 @@ The format (TOML)::
     key = "keys/acme.pub"          # optional signer: the [[install]] signer keys
     [[accept]]
     skill = "pdf-tools"            # name or skill path
-    code = "SP511"
+    code = "SP520"
     file = "scripts/install.sh"    # optional: one file, bound to its digest
     digest = "sha256:..."
     reason = "reviewed: installs poppler from the distribution"
@@ -73,6 +73,8 @@ class Layer:
     sources_listed: bool = False  #: a [[source]] table exists: only those sources
     block: frozenset[str] = frozenset()
     accepts: tuple[Accept, ...] = ()
+    #: its ``[scan] block`` as a refusal names it: ``[scan] block = ["SP521"] in FILE:LINE``
+    block_rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,9 +100,16 @@ class Policy:
         return tuple(a for layer in self.layers for a in layer.accepts) + self.cli_accepts
 
     @property
-    def block(self) -> frozenset[str]:
-        """Warning codes that refuse too: every layer's."""
-        return frozenset().union(*(layer.block for layer in self.layers))
+    def block(self) -> dict[str, str]:
+        """Warning codes that refuse too (every layer's), each with the rule that made it
+        so (``[scan] block = [...] in FILE:LINE``; several layers' joined by ``; ``), for
+        the refusal to name."""
+        rules: dict[str, str] = {}
+        for layer in self.layers:
+            for code in sorted(layer.block):
+                earlier = rules.get(code)
+                rules[code] = f"{earlier}; {layer.block_rule}" if earlier else layer.block_rule
+        return rules
 
     def check_source(self, source: str, *aliases: str) -> None:
         """Refuse (``ADM003``) a source some layer does not list (by its name or one of
@@ -267,7 +276,10 @@ def _layer(path: Path, table: dict[str, Any], text: str, project_layer: bool) ->
                      "policy.toml) or with --accept")  # fmt: skip
     for index, item in enumerate(raw_accepts, 1):
         accepts.append(_accept(path, item, f"accept[{index}]", text))
-    return Layer(path, tuple(sources), "source" in table, frozenset(block), tuple(accepts))
+    listed = ", ".join(f'"{code}"' for code in block)
+    line = _line_of(text, "scan.block") if block else 0
+    rule = f"[scan] block = [{listed}] in {path}{f':{line}' if line else ''}" if block else ""
+    return Layer(path, tuple(sources), "source" in table, frozenset(block), tuple(accepts), rule)
 
 
 def _table(path: Path, table: Mapping[str, Any], key: str, text: str) -> dict[str, Any]:
