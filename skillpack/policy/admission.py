@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from skillpack._internal.canonical import strings_in
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.manifest import FileEntry, Manifest, SkillEntry
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the ADM codes)
@@ -239,18 +238,20 @@ def admit(
 
 
 def judge_frontmatter(
-    skill: SkillEntry, accepts: Sequence[Accept] = (), block: Block = frozenset()
+    skills: Iterable[SkillEntry], accepts: Sequence[Accept] = (), block: Block = frozenset()
 ) -> list[Flagged]:
-    """The scan's findings in the frontmatter values a listing sends (``skills/list``
-    carries the description to every host before any file is read): each string that
-    is not ASCII (hidden characters need a code point beyond it), judged as text of the
-    skill's ``SKILL.md``."""
-    skill_md = skill.files[0]
-    flagged: list[Flagged] = []
-    for text in strings_in(skill.frontmatter):
-        if text.isascii():
-            continue
-        for found in scan_file(skill_md.path, text.encode("utf-8", "surrogatepass")):
-            where = replace(found, line=0, column=0, message=f"frontmatter: {found.message}")
-            flagged.append(_flagged(skill, skill_md, where, accepts, block))
-    return flagged
+    """The scan's findings in the frontmatter strings a listing sends
+    (:func:`skillpack.policy.listing.frontmatter_findings`), judged under the policy."""
+    from skillpack.policy.listing import frontmatter_findings
+
+    return flag_frontmatter(frontmatter_findings(skills), accepts, block)
+
+
+def flag_frontmatter(
+    found: Iterable[tuple[SkillEntry, ScanFinding]],
+    accepts: Sequence[Accept] = (),
+    block: Block = frozenset(),
+) -> list[Flagged]:
+    """Frontmatter findings judged under the policy, each as a finding in its skill's
+    ``SKILL.md``."""
+    return [_flagged(skill, skill.files[0], hit, accepts, block) for skill, hit in found]
