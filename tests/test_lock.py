@@ -338,3 +338,32 @@ def test_lock_validation_gives_the_verdicts_of_the_schema_as_published() -> None
         )
         assert validation_errors("lock.schema.json", case) == expected
     assert len({str(validation_errors("lock.schema.json", c)) for c in _mutations(doc)}) == 12
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_index_joined_from_each_skills_part_is_the_canonical_index(
+    data: st.DataObject,
+) -> None:
+    """The build renders each skill's part of the index where it processes the skill;
+    joined, they are the canonical bytes of the whole index document."""
+    from skillpack._internal.canonical import canonical_bytes
+    from skillpack.lockfile.index import index_bytes, index_document, index_skill_text
+
+    texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8)
+    values = st.recursive(
+        st.none() | st.booleans() | st.integers() | texts,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+        max_leaves=6,
+    )
+    skills = []
+    for i in range(data.draw(st.integers(0, 4))):
+        frontmatter = data.draw(st.dictionaries(texts, values, max_size=3))
+        files = (FileEntry("SKILL.md", f"skill://s{i}/SKILL.md", 3, "sha256:" + "a" * 64),)
+        skills.append(
+            SkillEntry(f"s{i}", f"skill://s{i}/SKILL.md", dict(frontmatter, name=f"s{i}"), files)
+        )
+    manifest = Manifest(data.draw(texts), data.draw(texts), tuple(skills))
+    body = "sha256:" + "b" * 64
+    joined = index_bytes(manifest, body, [index_skill_text(s) for s in manifest.skills])
+    assert joined == canonical_bytes(index_document(manifest, body)) == index_bytes(manifest, body)

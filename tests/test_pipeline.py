@@ -104,7 +104,7 @@ def test_an_error_is_a_value_and_nothing_is_done_twice(
     for module in (skillpack.lint.context, skillpack.source.entries):
         monkeypatch.setattr(module, "parse_skill_md", parse)
         monkeypatch.setattr(module, "read_file", read)
-    results = run_pass(tree.skills, Plan(lint=LintRun.start(tree), lock=True), jobs=1)
+    results, _ = run_pass(tree.skills, Plan(lint=LintRun.start(tree), lock=True), jobs=1)
     assert len(parsed) == len(tree.skills)
     assert reads and len(reads) == len(set(reads))
     beta = results[[s.skill_path for s in tree.skills].index("beta")]
@@ -123,7 +123,7 @@ def test_a_workers_error_is_raised_in_skill_order(tmp_path: Path) -> None:
     tree = _tree(tmp_path, broken=("delta", "gamma/inner"))
     seen: set[tuple[str, str]] = set()
     for jobs in (1, 2, 3):
-        results = run_pass(tree.skills, Plan(lock=True), jobs)
+        results, _ = run_pass(tree.skills, Plan(lock=True), jobs)
         assert [r.error is not None for r in results] == [
             s.skill_path in ("delta", "gamma/inner") for s in tree.skills
         ]
@@ -217,3 +217,21 @@ def test_by_fields_follows_the_dataclass_fields() -> None:
     assert One("x").__reduce__() == (One, ("x",))
     with pytest.raises(TypeError, match="late"):
         Late(1).__reduce__()
+
+
+@needs_fork
+def test_the_tree_wide_findings_are_the_same_made_beside_the_workers(tmp_path: Path) -> None:
+    """A forked pass makes the tree-wide checks' findings in one more worker meanwhile;
+    the lint result is the same for any number of workers, those findings included."""
+    from skillpack.build.pipeline import lint_tree
+
+    _tree(tmp_path)
+    write_skill(tmp_path, "group/alpha")  # a second skill named alpha
+    tree = discover(config_from_table({}, tmp_path, None))
+    results = [lint_tree(tree, jobs=jobs) for jobs in (1, 2, 3)]
+    assert "SP205" in {f.code for f in results[0].findings}  # a tree-wide finding
+    assert results[1:] == results[:1] * 2
+    _, beside = run_pass(tree.skills, Plan(lint=LintRun.start(tree), entry=False), jobs=2)
+    assert beside is not None and "SP205" in {f.code for f in beside}
+    _, inline = run_pass(tree.skills, Plan(lint=LintRun.start(tree), entry=False), jobs=1)
+    assert inline is None  # made by LintRun.result then

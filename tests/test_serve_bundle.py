@@ -15,11 +15,12 @@ from mcp_wire import HANG_GUARD_S, request_line
 from tests._bundles import Change, edit_lock, rewrite, set_entry
 from tests.conftest import EXAMPLES, cli_env, run_cli
 
-#: The content scan compiles its patterns on a file's first read (admission), not at
-#: start, and a policy file is read only when there is one (or --accept): a test that
-#: reads a file sees them. (``skillpack.policy.places``, which finds policy files with
+#: The content scan judges the listing's frontmatter at start (``skillpack.scan`` and
+#: ``skillpack.policy.listing`` are imported then); admission's own module only when
+#: something is found or a file is first read, and a policy file is read only when there
+#: is one (or --accept). (``skillpack.policy.places``, which finds policy files with
 #: pathlib alone, is imported at start.)
-FIRST_READ = ("skillpack.scan", "skillpack.policy.admission", "skillpack.policy.file")
+FIRST_READ = ("skillpack.policy.admission", "skillpack.policy.file")
 #: Modules that must not be imported on the serve path (bundle mode).
 FORBIDDEN = (
     *("typer", "click", "rich", "jsonschema", "ruamel", "yaml", "pathspec", "requests"),
@@ -62,6 +63,7 @@ def test_serve_path_imports_only_the_standard_library(tmp_path: Path) -> None:
         if line.startswith("import time:") and "|" in line
     ]
     assert "skillpack.server.protocol" in imported  # the table was really read
+    assert "skillpack.policy.listing" in imported  # the frontmatter was judged
     heavy = sorted(
         {
             name

@@ -46,8 +46,8 @@ ACCEPT_HELP = (
 POLICY_FLAG = "--policy"
 POLICY_HELP = (
     "the consumer's policy file in place of the user's (SKILLPACK_POLICY, "
-    "~/.config/skillpack/policy.toml); a project's skillpack-policy.toml still applies "
-    "(docs/policy.md)"
+    "~/.config/skillpack/policy.toml); every skillpack-policy.toml from the working "
+    "directory up to the repository's root still applies (docs/policy.md)"
 )
 
 

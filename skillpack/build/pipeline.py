@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillpack._internal.canonical import JSONValue
-from skillpack._internal.parallel import default_jobs, map_ranges
+from skillpack._internal.parallel import Forked, can_fork, default_jobs, map_ranges
 from skillpack._internal.pickling import ByFields
 from skillpack._internal.words import plural
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
@@ -81,6 +81,7 @@ class SkillResult(ByFields):
     findings: tuple[Finding, ...] = ()  #: the per-skill checks' findings, not yet selected
     entry: SkillEntry | None = None
     table: str | None = None  #: the skill's lock table
+    indexed: str | None = None  #: the skill's part of the bundle index (with ``table``)
     entries: dict[str, PreparedEntry] = field(default_factory=dict)  #: archive entries by name
     kept: dict[str, bytes] = field(default_factory=dict)  #: file bytes by URI, for the writer
     error: SkillpackError | OSError | None = None
@@ -98,6 +99,12 @@ class SkillResult(ByFields):
         if self.table is None:
             raise ValueError("the plan made no lock table")
         return self.table
+
+    def checked_index(self) -> str:
+        """The skill's part of the bundle index (after :meth:`checked_entry`)."""
+        if self.indexed is None:
+            raise ValueError("the plan made no lock table")
+        return self.indexed
 
 
 @dataclass
@@ -126,15 +133,16 @@ def process_skill(plan: Plan, skill: SourceSkill, state: PassState) -> SkillResu
         entry = build_skill_entry(skill, state.digests, skill_md, read=read, contents=contents)
     except (OSError, SkillpackError) as exc:
         return SkillResult(findings, error=exc)
-    table = None
+    table = indexed = None
     if plan.lock:
+        from skillpack.lockfile.index import index_skill_text
         from skillpack.lockfile.lock import render_skill
 
-        table = render_skill(entry)
+        table, indexed = render_skill(entry), index_skill_text(entry)
     if plan.archive is None or contents is None:
-        return SkillResult(findings, entry, table)
+        return SkillResult(findings, entry, table, indexed)
     entries, kept = _prepare_archive(plan.archive, entry, contents, state)
-    return SkillResult(findings, entry, table, entries, kept)
+    return SkillResult(findings, entry, table, indexed, entries, kept)
 
 
 def _skill_md(ctx: SkillContext) -> tuple[bytes, dict[str, JSONValue]]:
@@ -175,17 +183,29 @@ def _prepare_archive(
 
 def run_pass(
     skills: Sequence[SourceSkill], plan: Plan, jobs: int | None = None
-) -> list[SkillResult]:
+) -> tuple[list[SkillResult], list[Finding] | None]:
     """:func:`process_skill` of every skill, in order: in ``jobs`` processes (default:
     :func:`~skillpack._internal.parallel.default_jobs`) sharing contiguous ranges of
-    skills, forked workers inheriting ``plan`` and sending their results back pickled."""
+    skills, forked workers inheriting ``plan`` and sending their results back pickled;
+    and, when the pass forks and lints, the lint run's tree-wide findings, made by one
+    more forked worker meanwhile (else None: :meth:`LintRun.result` makes them)."""
 
     def work(start: int, stop: int) -> list[SkillResult]:
         state = PassState(KEPT_BUDGET)
         return [process_skill(plan, skill, state) for skill in skills[start:stop]]
 
     jobs = default_jobs(len(skills)) if jobs is None else jobs
-    return [result for part in map_ranges(work, len(skills), jobs) for result in part]
+    beside: Forked[list[Finding]] | None = None
+    if plan.lint is not None and plan.lint.tree_checks and jobs > 1 and can_fork():
+        beside = Forked(plan.lint.tree_findings)
+    try:
+        results = [result for part in map_ranges(work, len(skills), jobs) for result in part]
+        tree = None if beside is None else beside.result()
+        beside = None
+    finally:
+        if beside is not None:  # the pass failed: stop the tree checks too
+            beside.stop()
+    return results, tree
 
 
 def _manifest(tree: SourceTree, results: Iterable[SkillResult]) -> Manifest:
@@ -206,8 +226,8 @@ def lint_tree(
     :meth:`~skillpack.lint.engine.LintRun.start`) in ``jobs`` processes; the result is
     the same for any number."""
     run = LintRun.start(tree, skills, options, paths)
-    results = run_pass(run.skills, Plan(lint=run, entry=False), jobs)
-    return run.result(f for result in results for f in result.findings)
+    results, found = run_pass(run.skills, Plan(lint=run, entry=False), jobs)
+    return run.result((f for result in results for f in result.findings), found)
 
 
 @dataclass(frozen=True)
@@ -264,9 +284,14 @@ class Refusal:
         return "; ".join(parts)
 
 
-def _gate(run: LintRun, results: Sequence[SkillResult], refusal: Refusal) -> None:
-    """Raise ``refusal`` when ``run`` (the gate) found errors."""
-    result = run.result(f for r in results for f in r.findings)
+def _gate(
+    run: LintRun,
+    passed: tuple[Sequence[SkillResult], list[Finding] | None],
+    refusal: Refusal,
+) -> None:
+    """Raise ``refusal`` when ``run`` (the gate) found errors in what the pass made."""
+    results, tree = passed
+    result = run.result((f for r in results for f in r.findings), tree)
     errors = [f for f in result.findings if f.severity == ERROR]
     if errors:
         raise refusal.error(errors, linted=run.context.options is not STRUCTURAL_ONLY)
@@ -301,8 +326,9 @@ def lock_tree(tree: SourceTree, jobs: int | None = None) -> tuple[Manifest, byte
     from skillpack.lockfile.lock import render_lock
 
     run = _gate_run(tree, tree.skills, lint=False)
-    results = run_pass(tree.skills, Plan(lint=run, lock=True), jobs)
-    _gate(run, results, LOCK_REFUSAL)
+    passed = run_pass(tree.skills, Plan(lint=run, lock=True), jobs)
+    _gate(run, passed, LOCK_REFUSAL)
+    results = passed[0]
     manifest = _manifest(tree, results)
     return manifest, render_lock(manifest, [result.checked_table() for result in results])
 
@@ -322,9 +348,9 @@ def gated_source(
     from skillpack.content import TreeSource
 
     run = _gate_run(tree, skills, lint)
-    results = run_pass(skills, Plan(lint=run), jobs)
-    _gate(run, results, refusal)
-    return TreeSource(_manifest(tree, results), file_paths(skills))
+    passed = run_pass(skills, Plan(lint=run), jobs)
+    _gate(run, passed, refusal)
+    return TreeSource(_manifest(tree, passed[0]), file_paths(skills))
 
 
 # --- build --------------------------------------------------------------------------
@@ -359,10 +385,12 @@ def one_pass(
     jobs = default_jobs(len(skills)) if jobs is None else jobs
     run = _gate_run(tree, skills, lint)
     archive = Archive(compression, stamp, compress=jobs > 1)
-    results = run_pass(skills, Plan(lint=run, lock=True, archive=archive), jobs)
-    _gate(run, results, refusal)
+    passed = run_pass(skills, Plan(lint=run, lock=True, archive=archive), jobs)
+    _gate(run, passed, refusal)
+    results = passed[0]
     manifest = _manifest(tree, results)
-    lock, index = render_lock_and_index(manifest, [r.checked_table() for r in results])
+    tables = [r.checked_table() for r in results]
+    lock, index = render_lock_and_index(manifest, tables, [r.checked_index() for r in results])
     entries: dict[str, PreparedEntry] = {}
     kept: dict[str, bytes] = {}
     for result in reversed(results):  # a nested skill's files: its parent's, the same bytes

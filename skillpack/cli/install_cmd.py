@@ -202,6 +202,9 @@ def install_command(
     registry = functools.cache(
         flags(username, password_stdin, insecure_registry, timeout).client_options
     )
+    # every skillpack-policy.toml from here (and the project's root) up to the repository's
+    starts = (Path.cwd(),) if scope.global_ else (Path.cwd(), scope.project)
+    policy_in_force = load_policy(policy_file, starts, os.environ)
     settings = Settings(
         scope=scope,
         lock_path=lock_path,
@@ -212,7 +215,7 @@ def install_command(
         offline=offline,
         policy=policy,
         require_signature=require_signature,
-        admission=load_policy(policy_file, scope.project, os.environ).with_accepts(accepts),
+        admission=policy_in_force.with_accepts(accepts),
     )
     if upgrade:
         requests = _declared(cfg)

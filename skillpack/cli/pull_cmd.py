@@ -78,10 +78,9 @@ def pull(
     from skillpack.fetch.pulled import default_output, write_pulled
     from skillpack.policy.admission import parse_accepts
     from skillpack.policy.file import load_policy, signature_policy
-    from skillpack.policy.places import project_of
     from skillpack.registry.reference import parse_reference
 
-    admission = load_policy(policy_file, project_of(Path.cwd()), os.environ)
+    admission = load_policy(policy_file, Path.cwd(), os.environ)
     admission = admission.with_accepts(parse_accepts(accept))
     named = str(parse_reference(reference))
     admission.check_source(named)

@@ -4,6 +4,7 @@ run's result."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -114,18 +115,27 @@ class LintRun:
             found.extend(check.run(ctx))
         return found, ctx
 
-    def result(self, found: Iterable[Finding]) -> LintResult:
+    def tree_findings(self) -> list[Finding]:
+        """The findings of the tree-wide checks (they need every skill discovered, not
+        the per-skill checks' results: a pass may run them beside its workers)."""
+        found: list[Finding] = []
+        for check in self.tree_checks:
+            found.extend(check.run(self.context))
+        return found
+
+    def result(self, found: Iterable[Finding], tree: Iterable[Finding] | None = None) -> LintResult:
         """The run's result from the findings :meth:`check_skill` gave for its skills (in
-        skill order), with the tree-wide checks' findings: the enabled ones, not ignored
+        skill order), with the tree-wide checks' findings (``tree``: as
+        :meth:`tree_findings` made them, else made here): the enabled ones, not ignored
         for their path, one per place, at their effective severity, sorted."""
         raw = list(found)
-        for check in self.tree_checks:
-            raw.extend(check.run(self.context))
+        raw.extend(self.tree_findings() if tree is None else tree)
         selected = self.context.selected
         return LintResult(
             _finish(raw, self.context.options),
             len(selected),
-            len({f.path for skill in selected for f in skill.files}),
+            # distinct files (a nested skill's are its parent's too), by their path strings
+            len({os.fspath(f.path) for skill in selected for f in skill.files}),
         )
 
 

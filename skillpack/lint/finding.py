@@ -24,6 +24,10 @@ class Finding(ByFields):
     #: the code of a finding in the same file that must be fixed first (``SP013`` cannot
     #: be quoted while the frontmatter has a YAML syntax error): not fixable until then
     blocked_by: str = ""
+    #: a finding of a fixable rule that ``--fix`` cannot reach (a hidden character
+    #: written as an escape in the frontmatter: the fix removes characters, not text;
+    #: a NUL, which may be a byte of the file's encoding)
+    manual: bool = False
 
     @property
     def name(self) -> str:
@@ -31,7 +35,7 @@ class Finding(ByFields):
 
     @property
     def fixable(self) -> bool:
-        return RULES[self.code].fixable and not self.blocked_by
+        return RULES[self.code].fixable and not self.blocked_by and not self.manual
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path.as_posix(), self.line, self.column, self.code)

@@ -22,14 +22,34 @@ Standard library only: the serve path imports it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from skillpack._internal.canonical import canonical_bytes
+from skillpack._internal.canonical import canonical_bytes, canonical_json
 from skillpack._internal.uri import SCHEME
-from skillpack.manifest import Manifest, sha256_digest
+from skillpack.manifest import Manifest, SkillEntry, sha256_digest
 
 #: The index format; readers refuse any other.
 INDEX_FORMAT = 1
+
+
+def index_skill(skill: SkillEntry) -> dict[str, Any]:
+    """One skill's element of the index's ``skills`` list."""
+    return {
+        "path": skill.skill_path,
+        "uri": skill.uri,
+        "frontmatter": dict(skill.frontmatter),
+        "files": [
+            [f.uri[len(skill.skill_path) + len(SCHEME) + 1 :], f.size, f.digest, f.executable]
+            for f in skill.files
+        ],
+    }
+
+
+def index_skill_text(skill: SkillEntry) -> str:
+    """The canonical text of :func:`index_skill` (made where the skill is processed: the
+    index is these joined)."""
+    return canonical_json(index_skill(skill))
 
 
 def index_document(manifest: Manifest, lock_body: str) -> dict[str, Any]:
@@ -39,24 +59,20 @@ def index_document(manifest: Manifest, lock_body: str) -> dict[str, Any]:
         "name": manifest.name,
         "version": manifest.version,
         "lock-body": lock_body,
-        "skills": [
-            {
-                "path": s.skill_path,
-                "uri": s.uri,
-                "frontmatter": dict(s.frontmatter),
-                "files": [
-                    [f.uri[len(s.skill_path) + len(SCHEME) + 1 :], f.size, f.digest, f.executable]
-                    for f in s.files
-                ],
-            }
-            for s in manifest.skills
-        ],
+        "skills": [index_skill(s) for s in manifest.skills],
     }
 
 
-def index_bytes(manifest: Manifest, lock_body: str) -> bytes:
-    """The canonical index bytes of ``manifest`` and its lock's body digest."""
-    return canonical_bytes(index_document(manifest, lock_body))
+def index_bytes(manifest: Manifest, lock_body: str, skills: Sequence[str] | None = None) -> bytes:
+    """The canonical index bytes of ``manifest`` and its lock's body digest. ``skills``:
+    :func:`index_skill_text` of each skill, when made already: the document is then
+    written around them (the canonical form of an object is its sorted keys, so these
+    bytes are :func:`index_document`'s canonical bytes)."""
+    if skills is None:
+        return canonical_bytes(index_document(manifest, lock_body))
+    head = {"format": INDEX_FORMAT, "lock-body": lock_body, "name": manifest.name}
+    text = canonical_json(head)[:-1] + ',"skills":[' + ",".join(skills) + "]"
+    return (text + ',"version":' + canonical_json(manifest.version) + "}").encode("utf-8")
 
 
 def index_digest(manifest: Manifest, lock_body: str) -> str:

@@ -291,10 +291,13 @@ def render_lock(manifest: Manifest, rendered: Sequence[str] | None = None) -> by
 
 
 def render_lock_and_index(
-    manifest: Manifest, rendered: Sequence[str] | None = None
+    manifest: Manifest,
+    rendered: Sequence[str] | None = None,
+    indexed: Sequence[str] | None = None,
 ) -> tuple[bytes, bytes]:
     """:func:`render_lock`, and the bundle index made on the way (its digest is in the
-    lock's prologue), for the archive writer."""
+    lock's prologue), for the archive writer. ``indexed``: each skill's part of the
+    index (:func:`~skillpack.lockfile.index.index_skill_text`), when made already."""
     import tomli_w  # only writers need it
 
     chunks = list(rendered) if rendered is not None else None
@@ -311,7 +314,7 @@ def render_lock_and_index(
     draft = text.encode("utf-8")
     match = PROLOGUE_RE.match(draft)
     assert match is not None, "tomli-w writes the top-level keys first"
-    index = index_bytes(manifest, lock_body_digest(draft[match.end() :]))
+    index = index_bytes(manifest, lock_body_digest(draft[match.end() :]), indexed)
     digest = sha256_digest(index)
     return draft[: match.start(1)] + digest.encode("ascii") + draft[match.end(1) :], index
 

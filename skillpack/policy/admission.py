@@ -13,10 +13,9 @@ server imports it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from skillpack._internal.canonical import strings_in
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.manifest import FileEntry, Manifest, SkillEntry
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the ADM codes)
@@ -46,7 +45,7 @@ class Accept:
             raise UsageError(
                 "ADM002",
                 f"{option} {text!r}: expected SKILL:CODE with a content-scan rule code",
-                hint=f"{option} pdf-tools:SP511 (the skill's name or path, then the rule)",
+                hint=f"{option} pdf-tools:SP520 (the skill's name or path, then the rule)",
                 exit_code=EXIT_USAGE,
             )
         return cls(skill.strip().strip("/"), code)
@@ -55,6 +54,18 @@ class Accept:
         if code != self.code or self.skill not in (skill.name, skill.skill_path):
             return False
         return self.file is None or (self.file == file.path and self.digest == file.digest)
+
+    def outdated(self, skill: SkillEntry, file: FileEntry, code: str) -> str:
+        """Why this accept, made for ``file`` at another digest, does not cover the
+        finding ``code`` there now ("" when that is not so): the refusal says it."""
+        if code != self.code or self.skill not in (skill.name, skill.skill_path):
+            return ""
+        if self.file != file.path or self.digest == file.digest:
+            return ""
+        return (
+            f"an [[accept]] in {self.origin} covers {self.skill}:{code} for {file.path} at "
+            f"{self.digest}; the file now has {file.digest}: review it, then update the digest"
+        )
 
 
 def parse_accepts(values: Iterable[str] | None) -> tuple[Accept, ...]:
@@ -70,17 +81,26 @@ class Flagged:
     file: FileEntry
     finding: ScanFinding
     accepted: bool = False
+    #: the policy rule that made this warning refuse (``[scan] block = [...] in FILE``)
+    rule: str = ""
+    #: an ``[[accept]]`` for this skill, code and file made for other bytes (why not)
+    outdated: str = ""
 
     @property
     def blocks(self) -> bool:
         return self.finding.severity == ERROR and not self.accepted
 
     def line(self) -> str:
-        """``URI:LINE:COL: CODE message`` (and ``(accepted)``)."""
+        """``URI:LINE:COL: CODE message`` (and ``(accepted)``, the policy rule that
+        made it refuse, an accept made for the file's earlier bytes)."""
         where = self.file.uri
         if self.finding.line:
             where += f":{self.finding.line}:{self.finding.column}"
         tail = " (accepted)" if self.accepted else ""
+        if self.rule:
+            tail += f" (refused by {self.rule})" if self.blocks else f" (blocked by {self.rule})"
+        if self.outdated and not self.accepted:
+            tail += f"; {self.outdated}"
         level = "" if self.finding.severity == ERROR else f"{self.finding.severity}: "
         return f"{where}: {level}{self.finding.code} {self.finding.message}{tail}"
 
@@ -110,21 +130,40 @@ class Admission:
         if not refused:
             return
         skills = sorted({f.skill.skill_path for f in refused})
-        codes = sorted({f.finding.code for f in refused})
         details = [f.line() for f in refused[:SHOWN]]
         if len(refused) > SHOWN:
             details.append(f"... and {len(refused) - SHOWN} more")
         example = f"{refused[0].skill.name}:{refused[0].finding.code}"
+        hint = (
+            f"read each with 'skillpack rule CODE'; after review, let one in with "
+            f"--accept {example}"
+        )
+        outdated = next((f.outdated for f in refused if f.outdated), "")
+        if outdated:
+            hint = outdated
         raise SkillpackError(
             "ADM001",
             f"the content scan refused {len(refused)} finding"
-            f"{'' if len(refused) == 1 else 's'} ({', '.join(codes)}) in "
+            f"{'' if len(refused) == 1 else 's'} ({_why(refused)}) in "
             f"{', '.join(skills)}; {what}",
             Location(source),
-            hint=f"read each with 'skillpack rule CODE'; after review, let one in with "
-            f"--accept {example}",
+            hint=hint,
             details=details,
         )
+
+
+def _why(refused: Sequence[Flagged]) -> str:
+    """The codes of ``refused``, each made blocking by a policy named with its rule:
+    ``SP501, SP521 by [scan] block = ["SP521"] in FILE:LINE``."""
+    rules: dict[str, str] = {}
+    for found in refused:
+        rules.setdefault(found.finding.code, found.rule)
+    return ", ".join(f"{code} by {rule}" if rule else code for code, rule in sorted(rules.items()))
+
+
+#: a policy's ``[scan] block``: the warning codes that refuse too, as a set or as a
+#: mapping to the rule that made each so (:attr:`skillpack.policy.file.Policy.block`)
+Block = Collection[str]
 
 
 def _flagged(
@@ -132,13 +171,21 @@ def _flagged(
     file: FileEntry,
     found: ScanFinding,
     accepts: Sequence[Accept],
-    block: frozenset[str],
+    block: Block,
 ) -> Flagged:
     """One finding judged: a warning whose code is in ``block`` (a policy's ``[scan]
-    block``) refuses as an error does; accepted when an accept covers it."""
+    block``) refuses as an error does, naming that rule; accepted when an accept covers
+    it; else an accept made for the file's earlier bytes is named."""
+    rule = ""
     if found.code in block and found.severity != ERROR:
         found = replace(found, severity=ERROR)
-    return Flagged(skill, file, found, any(a.covers(skill, file, found.code) for a in accepts))
+        rule = block[found.code] if isinstance(block, Mapping) else "the policy's [scan] block"
+    code = found.code
+    accepted = any(a.covers(skill, file, code) for a in accepts)
+    outdated = "" if accepted else next(
+        (text for a in accepts if (text := a.outdated(skill, file, code))), ""
+    )  # fmt: skip
+    return Flagged(skill, file, found, accepted, rule, outdated)
 
 
 def judge_file(
@@ -146,7 +193,7 @@ def judge_file(
     file: FileEntry,
     data: bytes,
     accepts: Sequence[Accept] = (),
-    block: frozenset[str] = frozenset(),
+    block: Block = frozenset(),
 ) -> list[Flagged]:
     """The scan's findings in one verified file of ``skill``."""
     return [_flagged(skill, file, found, accepts, block) for found in scan_file(file.path, data)]
@@ -157,7 +204,7 @@ def admit(
     read: Callable[[FileEntry], bytes],
     accepts: Sequence[Accept] = (),
     skills: Iterable[SkillEntry] | None = None,
-    block: frozenset[str] = frozenset(),
+    block: Block = frozenset(),
 ) -> Admission:
     """Scan every file of ``skills`` (default: all of ``manifest``'s), read verified by
     ``read``; each file once, judged as a file of the innermost skill holding it. The
@@ -191,18 +238,20 @@ def admit(
 
 
 def judge_frontmatter(
-    skill: SkillEntry, accepts: Sequence[Accept] = (), block: frozenset[str] = frozenset()
+    skills: Iterable[SkillEntry], accepts: Sequence[Accept] = (), block: Block = frozenset()
 ) -> list[Flagged]:
-    """The scan's findings in the frontmatter values a listing sends (``skills/list``
-    carries the description to every host before any file is read): each string that
-    is not ASCII (hidden characters need a code point beyond it), judged as text of the
-    skill's ``SKILL.md``."""
-    skill_md = skill.files[0]
-    flagged: list[Flagged] = []
-    for text in strings_in(skill.frontmatter):
-        if text.isascii():
-            continue
-        for found in scan_file(skill_md.path, text.encode("utf-8", "surrogatepass")):
-            where = replace(found, line=0, column=0, message=f"frontmatter: {found.message}")
-            flagged.append(_flagged(skill, skill_md, where, accepts, block))
-    return flagged
+    """The scan's findings in the frontmatter strings a listing sends
+    (:func:`skillpack.policy.listing.frontmatter_findings`), judged under the policy."""
+    from skillpack.policy.listing import frontmatter_findings
+
+    return flag_frontmatter(frontmatter_findings(skills), accepts, block)
+
+
+def flag_frontmatter(
+    found: Iterable[tuple[SkillEntry, ScanFinding]],
+    accepts: Sequence[Accept] = (),
+    block: Block = frozenset(),
+) -> list[Flagged]:
+    """Frontmatter findings judged under the policy, each as a finding in its skill's
+    ``SKILL.md``."""
+    return [_flagged(skill, skill.files[0], hit, accepts, block) for skill, hit in found]

@@ -20,10 +20,14 @@ CODES: tuple[ErrorCode, ...] = (
               "directive, a dangerous command) in a file of a skill being installed, pulled "
               "or served. Nothing is written (serve: the file is not sent). Each finding is "
               "listed with its skill, file, line and rule; read it with `skillpack rule "
-              "CODE`. To let it in after review: `--accept SKILL:CODE`."),
+              "CODE`. To let it in after review: `--accept SKILL:CODE`. A warning code "
+              "that a policy's `[scan] block` makes refuse names that rule and its file; "
+              "an `[[accept]]` made for other bytes of the file is named with both "
+              "digests. `serve` refuses to start when a listed skill's frontmatter holds "
+              "such a finding (every host receives it before any file is read)."),
     ErrorCode("ADM002", "an `--accept` value is not SKILL:CODE", U,
               "Name the skill (its name or skill path) and a content-scan rule code: "
-              "`--accept pdf-tools:SP511`."),
+              "`--accept pdf-tools:SP520`."),
     ErrorCode("ADM003", "the policy does not admit the source", F,
               "A policy file lists `[[source]]` patterns and this source matches none of "
               "them. The message names the file and its patterns; every layer (your policy, "

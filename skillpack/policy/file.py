@@ -5,7 +5,8 @@ Layers, each of which must admit (docs/policy.md):
 
 * the user's policy: ``--policy FILE``, else ``$SKILLPACK_POLICY``, else
   ``$XDG_CONFIG_HOME/skillpack/policy.toml`` (``~/.config/skillpack/policy.toml``);
-* the project's ``skillpack-policy.toml`` (beside ``skillpack.toml``), which can only
+* every ``skillpack-policy.toml`` from the working directory up to the repository's
+  root (:func:`~skillpack.policy.places.project_policies`), each of which can only
   tighten: its sources narrow the user's, its blocked codes add to them, its signers
   add requirements; an ``[[accept]]`` in it is refused (a repository cannot accept
   findings on its consumers' behalf).
@@ -20,7 +21,7 @@ The format (TOML)::
     key = "keys/acme.pub"          # optional signer: the [[install]] signer keys
     [[accept]]
     skill = "pdf-tools"            # name or skill path
-    code = "SP511"
+    code = "SP520"
     file = "scripts/install.sh"    # optional: one file, bound to its digest
     digest = "sha256:..."
     reason = "reviewed: installs poppler from the distribution"
@@ -33,7 +34,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,7 +43,7 @@ from skillpack._internal.digest import DIGEST_RE
 from skillpack._internal.options import SIGNER_KEYS
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the codes)
-from skillpack.policy.places import ENV, PROJECT_FILE, user_policy
+from skillpack.policy.places import ENV, project_policies, user_policy
 
 if TYPE_CHECKING:
     from skillpack.policy.admission import Accept
@@ -72,11 +73,14 @@ class Layer:
     sources_listed: bool = False  #: a [[source]] table exists: only those sources
     block: frozenset[str] = frozenset()
     accepts: tuple[Accept, ...] = ()
+    #: its ``[scan] block`` as a refusal names it: ``[scan] block = ["SP521"] in FILE:LINE``
+    block_rule: str = ""
 
 
 @dataclass(frozen=True)
 class Policy:
-    """The layers in force (user first, then project) and the command line's accepts."""
+    """The layers in force (the user's first, then the projects', outermost first) and
+    the command line's accepts."""
 
     layers: tuple[Layer, ...] = ()
     cli_accepts: tuple[Accept, ...] = ()
@@ -96,9 +100,16 @@ class Policy:
         return tuple(a for layer in self.layers for a in layer.accepts) + self.cli_accepts
 
     @property
-    def block(self) -> frozenset[str]:
-        """Warning codes that refuse too: every layer's."""
-        return frozenset().union(*(layer.block for layer in self.layers))
+    def block(self) -> dict[str, str]:
+        """Warning codes that refuse too (every layer's), each with the rule that made it
+        so (``[scan] block = [...] in FILE:LINE``; several layers' joined by ``; ``), for
+        the refusal to name."""
+        rules: dict[str, str] = {}
+        for layer in self.layers:
+            for code in sorted(layer.block):
+                earlier = rules.get(code)
+                rules[code] = f"{earlier}; {layer.block_rule}" if earlier else layer.block_rule
+        return rules
 
     def check_source(self, source: str, *aliases: str) -> None:
         """Refuse (``ADM003``) a source some layer does not list (by its name or one of
@@ -123,20 +134,33 @@ class Policy:
 
 
 def load_policy(
-    explicit: Path | None, project: Path | None, environ: Mapping[str, str] | None = None
+    explicit: Path | None,
+    start: Path | Iterable[Path] | None,
+    environ: Mapping[str, str] | None = None,
 ) -> Policy:
-    """The policy in force: ``explicit`` (``--policy``) or the user's, then the
-    project's ``skillpack-policy.toml`` (in ``project``, when given and present)."""
+    """The policy in force: ``explicit`` (``--policy``) or the user's, then every
+    project's ``skillpack-policy.toml`` from ``start`` (the working directory; install
+    adds its project's directory) up to the repository's root, outermost first
+    (:func:`~skillpack.policy.places.project_policies`). A project file that is the
+    user's layer itself (``--policy skillpack-policy.toml``) is read once, as that."""
     env = os.environ if environ is None else environ
     layers: list[Layer] = []
     user = explicit or user_policy(env)
     if user is not None:
         layers.append(read_layer(user, project_layer=False, required=explicit is not None
                                  or bool(env.get(ENV))))  # fmt: skip
-    if project is not None and (project / PROJECT_FILE).is_file():
-        layers.append(read_layer(project / PROJECT_FILE, project_layer=True))
+    for path in project_policies(start) if start is not None else ():
+        if user is None or not _same_file(path, user):
+            layers.append(read_layer(path, project_layer=True))
     _check_signers_agree(layers)
     return Policy(tuple(layers))
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def signature_policy(policy: Policy, source: str, given: Any) -> Any:
@@ -252,7 +276,10 @@ def _layer(path: Path, table: dict[str, Any], text: str, project_layer: bool) ->
                      "policy.toml) or with --accept")  # fmt: skip
     for index, item in enumerate(raw_accepts, 1):
         accepts.append(_accept(path, item, f"accept[{index}]", text))
-    return Layer(path, tuple(sources), "source" in table, frozenset(block), tuple(accepts))
+    listed = ", ".join(f'"{code}"' for code in block)
+    line = _line_of(text, "scan.block") if block else 0
+    rule = f"[scan] block = [{listed}] in {path}{f':{line}' if line else ''}" if block else ""
+    return Layer(path, tuple(sources), "source" in table, frozenset(block), tuple(accepts), rule)
 
 
 def _table(path: Path, table: Mapping[str, Any], key: str, text: str) -> dict[str, Any]:

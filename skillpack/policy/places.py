@@ -1,14 +1,15 @@
-"""Where policy files are: the user's and a project's (``pathlib`` only, so that
+"""Where policy files are: the user's and the projects' (``pathlib`` only, so that
 ``serve`` can learn whether there is any policy without reading one)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 #: the environment variable naming the user's policy file
 ENV = "SKILLPACK_POLICY"
-#: a project's policy file, at its root
+#: a project's policy file, in any directory from the working directory up to the
+#: repository's root
 PROJECT_FILE = "skillpack-policy.toml"
 
 
@@ -28,11 +29,22 @@ def user_policy(environ: Mapping[str, str]) -> Path | None:
     return path if path.is_file() else None
 
 
-def project_of(start: Path) -> Path | None:
-    """The project holding ``start`` for pull and serve: the nearest directory with a
-    ``skillpack-policy.toml``, ``skillpack.toml`` or ``pyproject.toml``; None if none."""
-    for directory in (start, *start.parents):
-        if any((directory / name).is_file() for name in (PROJECT_FILE, "skillpack.toml",
-                                                          "pyproject.toml")):  # fmt: skip
-            return directory
-    return None
+def project_policies(starts: Path | Iterable[Path]) -> list[Path]:
+    """Every ``skillpack-policy.toml`` in force from ``starts`` (the working directory;
+    for install also its project's directory): each directory from a start up to its
+    repository's root (the nearest directory holding ``.git``, a directory or a
+    worktree's file) or, outside a repository, the filesystem's root. A project's
+    policy can only tighten, so every one found applies: a monorepo's root policy
+    holds in each of its subprojects. Outermost first, each file once."""
+    found: list[Path] = []
+    for start in [starts] if isinstance(starts, Path) else starts:
+        chain: list[Path] = []
+        start = start.absolute()
+        for directory in (start, *start.parents):
+            policy = directory / PROJECT_FILE
+            if policy.is_file():
+                chain.append(policy)
+            if (directory / ".git").exists():
+                break
+        found += [path for path in reversed(chain) if path not in found]
+    return found

@@ -1,10 +1,11 @@
 """Which rules apply to which file, in one pass over its bytes.
 
-A file with a NUL byte is binary and not scanned (UTF-16 with its byte order mark is
-text, and scanned). A file that is all ASCII skips the hidden-character rules (it cannot
-hold any); a file that is not Unicode is scanned for commands only (read as Latin-1, so
-byte offsets are columns). A file lists at most :data:`MAX_PER_CODE` findings per code,
-the last counting the rest. Markdown files
+A text file (by its extension, or a shebang) is always scanned; another file is binary,
+and not scanned, only when it looks binary (a NUL in its first 8 KiB, a binary format's
+signature): :mod:`skillpack.scan.textfile`. UTF-16 is read as such; a byte that is not
+UTF-8 reads as U+FFFD, so columns stay in characters. A file that is all ASCII without a
+NUL skips the hidden-character rules (it cannot hold any). A file lists at most
+:data:`MAX_PER_CODE` findings per code, the last counting the rest. Markdown files
 (``.md``, ``.markdown``, ``.mdx``) get the directive rules and know their code
 (:mod:`.markdown`); every other text file is a script or data file for the command
 rules.
@@ -26,6 +27,7 @@ from collections.abc import Collection
 from skillpack.scan import commands, directives, hidden, views
 from skillpack.scan.model import ScanFinding
 from skillpack.scan.text import Lazy, Markers, ascii_lower
+from skillpack.scan.textfile import read_text
 
 #: every code the scan may report
 CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *commands.SEVERITY})
@@ -71,15 +73,15 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     ``path`` is the skill-relative POSIX path (``SKILL.md``, ``references/x.md``,
     ``scripts/run.sh``): it decides which rules apply (Markdown or script). Never raises
     on any bytes."""
-    text, utf8 = _decode(data)
+    text = _decode(path, data)
     if text is None:
         return []
     markdown = is_markdown(path)
     if "\r" in text:
         text = line_endings(text, markdown)
     raw: list[tuple[int, str, str, str]] = []  # (offset, code, severity, message)
-    invisible: list[tuple[int, int]] = []
-    if utf8 and not text.isascii():
+    invisible: list[tuple[int, int]] = []  # what the views remove (hidden.flagged_spans)
+    if not text.isascii() or "\x00" in text:
         for found in hidden.find_hidden(text):
             raw.append((found.start, found.code, hidden.SEVERITY[found.code], found.message))
             invisible.append((found.start, found.end))
@@ -173,21 +175,11 @@ def _escaped(text: str) -> list[tuple[int, str, str, str]]:
     return found
 
 
-def _decode(data: bytes) -> tuple[str | None, bool]:
-    """The text of a file and whether it is Unicode (UTF-8, or UTF-16 with its byte
-    order mark); None for a binary file (a NUL byte). Other bytes are read as Latin-1,
-    for the command rules only."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            return data.decode("utf-16"), True
-        except UnicodeDecodeError:
-            return None, False
-    if b"\x00" in data:
-        return None, False
-    try:
-        return data.decode("utf-8"), True
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), False
+def _decode(path: str, data: bytes) -> str | None:
+    """The text of the file ``path``, None for a binary file
+    (:func:`skillpack.scan.textfile.read_text`: a text file is always read, a NUL or a
+    byte that is not UTF-8 never turns the scan off)."""
+    return read_text(path, data)
 
 
 def strip_hidden(text: str, codes: Collection[str] | None = None) -> str:

@@ -155,8 +155,8 @@ def parse(text: str) -> Blocks:
             end = size if at < 0 else find("\n", at)
             end = size if end < 0 else end
             if marker == "</code":  # an HTML block that a blank line ends (CommonMark's 7th)
-                blank = _BLANK_LINE.search(text, pos - 1, end)
-                end = end if blank is None else blank.start()
+                ended = _BLANK_LINE.search(text, pos - 1, end)
+                end = end if ended is None else ended.start()
             until = None
             (code.append((start, end)) if is_code else units.append((start, end, RAW)))
             previous = _OTHER

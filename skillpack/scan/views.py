@@ -13,7 +13,8 @@ A view is the file's text with some of these undone, each a *kind*:
   that hold a Latin letter or only such letters (Russian and Greek prose stays as it
   is: its words hold letters of their own);
 * ``markup``: Markdown emphasis and code-span delimiters removed outside code
-  (``Ignore **previous** instructions``);
+  (``Ignore **previous** instructions``), and ``markup-in-word`` those inside a word
+  (``Ign*o*re``);
 * ``join``: a paragraph's lines read as one line (``Ignore\\nprevious instructions.``),
   as it renders; blank lines, headings, list items, tables and fences end it.
 
@@ -22,8 +23,11 @@ a view with the invisible characters removed (and, in Markdown, the references
 decoded): a shell does not read look-alike letters, emphasis or paragraphs as a model
 does. A view is built only when the text holds something it would change, and the
 rules run on it only for the markers it holds on the lines it changed. A finding that
-appears only in a view is an evasion: reported at its place in the file, at error
-severity, its message saying what the view undid.
+appears only in a view is reported at its place in the file, its message saying what
+the view undid; an evasion (a kind of :data:`HIDING` was needed: invisible characters,
+references, look-alike letters, markup inside a word) is an error, whatever the rule's
+severity, while a finding that needed only a paragraph's line breaks or emphasis around
+words keeps its rule's severity (that is how honest text is written).
 
 Offsets map back exactly: a view is the text with spans replaced (:class:`Shift`),
 then look-alike letters replaced one for one.
@@ -50,6 +54,7 @@ HIDDEN = "hidden"
 REFS = "refs"
 LOOKALIKE = "look-alike"
 MARKUP = "markup"
+INWORD = "markup-in-word"
 JOIN = "join"
 
 #: what a view undid, in the order a message lists it
@@ -58,8 +63,13 @@ UNDID = {
     REFS: "the HTML character references decoded",
     LOOKALIKE: "the look-alike letters read as the Latin ones they imitate",
     MARKUP: "the emphasis and code markup removed",
+    INWORD: "the markup inside words removed",
     JOIN: "the paragraph's lines read as one line",
 }
+#: the kinds that only hide a text (no honest writer breaks a word with them): a finding
+#: they were needed for is an error; emphasis around words and a paragraph's line
+#: breaks are how honest text is written, and leave a finding its rule's severity
+HIDING = frozenset({HIDDEN, REFS, LOOKALIKE, INWORD})
 #: the invisible characters by kind, for the message (the rest: "invisible characters")
 _INVISIBLE_NAMES = (
     ("zero-width characters", frozenset("\u200b\u200c\u200d\u2060\ufeff")),
@@ -319,7 +329,7 @@ class Source:
             units = self.blocks.units
         if kind == JOIN:
             return self._joins(units)
-        return self._markup(units)
+        return [e for e in self._markup(units) if e[3] == kind]
 
     def _joins(self, units: list[tuple[int, int, int]]) -> list[Edit]:
         find = self.text.find
@@ -334,6 +344,21 @@ class Source:
         return found
 
     def _markup(self, units: list[tuple[int, int, int]]) -> list[Edit]:
+        """The markup edits of ``units``, those inside a word as :data:`INWORD`."""
+        text = self.text
+        size = len(text)
+        return [
+            (start, end, "", INWORD)
+            if start
+            and end < size
+            and (text[start - 1].isalnum() or text[start - 1] == "_")
+            and (text[end].isalnum() or text[end] == "_")
+            else edit
+            for edit in self._markup_all(units)
+            for start, end, _, _ in (edit,)
+        ]
+
+    def _markup_all(self, units: list[tuple[int, int, int]]) -> list[Edit]:
         text = self.text
         found: list[Edit] = []
         inline = self.blocks.inline
@@ -547,10 +572,9 @@ def plan_directives(source: Source, lowered: str, present: Collection[str]) -> P
     chosen = _with_comments(text, hot, units)
     kinds = list(rare)
     made: dict[str, list[Edit]] = {}
-    markup = source.edits(MARKUP, chosen)
-    if markup:
-        kinds.append(MARKUP)
-        made[MARKUP] = markup
+    for edit in source._markup(chosen):
+        made.setdefault(edit[3], []).append(edit)
+    kinds += [k for k in (MARKUP, INWORD) if k in made]
     if any(k == PARAGRAPH and text.find("\n", s, e) >= 0 for s, e, k in chosen):
         kinds.append(JOIN)
     if not kinds:
@@ -701,20 +725,13 @@ def evasions(
         only = _only_in_view(view, mine, ran, per_line=family is not DIRECTIVES)
         if not only:
             continue
-        explained: list[Raw] = []
-        per_code: dict[str, int] = {}
-        for finding in only:
-            count = per_code[finding[1]] = per_code.get(finding[1], 0) + 1
-            if count <= shown:
-                explained.append(finding)
-        undone = dict(
-            zip(explained, _undone(source, family, plan, view, markers, explained), strict=True)
-        )
+        undone = _undone(source, family, plan, view, markers, only, shown)
         at = {(offset, code) for offset, code, _, _ in mine}
-        for finding in only:
-            offset, code, _severity, message = finding
-            what = undone.get(finding, "the text as it reads")
-            found.append((offset, code, ERROR, f"{message} (read with {what})"))
+        for (offset, code, severity, message), kinds in zip(only, undone, strict=True):
+            what = " and ".join(_what(source, k, offset) for k in kinds)
+            if HIDING.intersection(kinds):
+                severity = ERROR
+            found.append((offset, code, severity, f"{message} (read with {what})"))
             replaced = _SUPERSEDES.get(code)
             if replaced is not None and (offset, replaced) in at:
                 dropped.add((offset, replaced))
@@ -785,10 +802,12 @@ def _undone(
     view: View,
     markers: Collection[str],
     only: list[Raw],
-) -> list[str]:
+    shown: int,
+) -> list[list[str]]:
     """What the view undid for each finding only it has: the kinds that changed the
     text from the finding to the end of its line (of the view); when several did, those
-    without which the finding is not found (each left out in turn)."""
+    without which the finding is not found (each left out in turn, for the first
+    ``shown`` findings of a code: the ones a file lists)."""
     text = view.text
     shift = view.shift
     candidates: list[list[str]] = []
@@ -803,17 +822,22 @@ def _undone(
         candidates.append(
             [k for k in UNDID if k in changed] or [k for k in UNDID if k in plan.kinds]
         )
+    per_code: dict[str, int] = {}
+    explained = []
+    for _, code, _, _ in only:
+        per_code[code] = per_code.get(code, 0) + 1
+        explained.append(per_code[code] <= shown)
     found_without: dict[str, set[tuple[int, str]]] = {}
-    for kind in {k for c in candidates if len(c) > 1 for k in c}:
+    for kind in {k for c, e in zip(candidates, explained, strict=True) if e and len(c) > 1
+                 for k in c}:  # fmt: skip
         without = build(source, plan, leave_out=kind)
         found_without[kind] = {(o, c) for o, c, _, _ in _run(family, without, markers)}
-    whats = []
-    for (offset, code, _, _), kinds_here in zip(only, candidates, strict=True):
-        if len(kinds_here) > 1:
-            necessary = [k for k in kinds_here if (offset, code) not in found_without[k]]
-            kinds_here = necessary or kinds_here
-        whats.append(" and ".join(_what(source, k, offset) for k in kinds_here))
-    return whats
+    kinds = []
+    for (offset, code, _, _), here, explain in zip(only, candidates, explained, strict=True):
+        if explain and len(here) > 1:
+            here = [k for k in here if (offset, code) not in found_without[k]] or here
+        kinds.append(here)
+    return kinds
 
 
 def _what(source: Source, kind: str, offset: int) -> str:

@@ -418,16 +418,15 @@ def _options(args: argparse.Namespace) -> ServeOptions:
 def _admission(args: argparse.Namespace) -> Policy | None:
     """The consumer's policy (``--policy``, the user's, the project's) with ``--accept``;
     None when there is neither a policy file nor an ``--accept`` (nothing is imported)."""
-    from skillpack.policy.places import PROJECT_FILE, project_of, user_policy
+    from skillpack.policy.places import project_policies, user_policy
 
-    project = project_of(Path.cwd())
-    listed = project is not None and (project / PROJECT_FILE).is_file()
-    if not (args.accept or args.policy or listed or user_policy(os.environ)):
+    here = Path.cwd()
+    if not (args.accept or args.policy or project_policies(here) or user_policy(os.environ)):
         return None
     from skillpack.policy.admission import parse_accepts
     from skillpack.policy.file import load_policy
 
-    policy = load_policy(args.policy, project, os.environ)
+    policy = load_policy(args.policy, here, os.environ)
     return policy.with_accepts(parse_accepts(args.accept))
 
 
@@ -476,13 +475,15 @@ def _mounts(args: argparse.Namespace, info: Callable[[str], None]) -> list[Mount
             if opened.bundle is not None:
                 opened.bundle.close()
         raise
-    return _judged(mounts, args)
+    return _judged(mounts, args, info)
 
 
-def _judged(mounts: list[Mount], args: argparse.Namespace) -> list[Mount]:
+def _judged(
+    mounts: list[Mount], args: argparse.Namespace, log: Callable[[str], None]
+) -> list[Mount]:
     """``mounts``, once their listings pass admission (closed when they do not)."""
     try:
-        _judge_listings(mounts, args)
+        _judge_listings(mounts, args, log)
     except BaseException:
         for mount in mounts:
             mount.source.close()
@@ -490,27 +491,30 @@ def _judged(mounts: list[Mount], args: argparse.Namespace) -> list[Mount]:
     return mounts
 
 
-def _judge_listings(mounts: list[Mount], args: argparse.Namespace) -> None:
-    """Refuse to start (``ADM001``) when a listed skill's frontmatter (sent to every
-    host by skills/list) carries what the content scan refuses. Only values that are
-    not ASCII are judged (hidden characters need them), so a plain tree costs one pass
-    over its strings and no import of the scan."""
-    from skillpack._internal.canonical import strings_in
+def _judge_listings(
+    mounts: list[Mount], args: argparse.Namespace, log: Callable[[str], None]
+) -> None:
+    """Refuse to start (``ADM001``) when a listed skill's frontmatter carries what the
+    content scan refuses: ``skills/list`` sends every frontmatter string to every host
+    before any file is read, and ``instructions``, the prompts and the ``load_skill``
+    tool carry the names and descriptions, so a refused skill would reach the agent
+    through them whatever its files' verdict. Every string is judged with the whole
+    scan (:func:`~skillpack.policy.admission.judge_frontmatter`); warnings and accepted
+    findings are logged. Admission's own module is imported only when the scan finds
+    something."""
+    from skillpack.policy.listing import frontmatter_findings
 
-    suspects = [
-        skill
-        for mount in mounts
-        for skill in mount.source.manifest.skills
-        if not all(text.isascii() for text in strings_in(skill.frontmatter))
-    ]
-    if not suspects:
+    hits = frontmatter_findings(s for mount in mounts for s in mount.source.manifest.skills)
+    if not hits:
         return
-    from skillpack.policy.admission import Admission, judge_frontmatter
+    from skillpack.policy.admission import Admission, flag_frontmatter
 
     admission: Policy | None = args.admission
     accepts, block = (admission.accepts, admission.block) if admission else ((), frozenset())
-    found = Admission([f for skill in suspects for f in judge_frontmatter(skill, accepts, block)])
+    found = Admission(flag_frontmatter(hits, accepts, block))
     found.check(", ".join(m.origin for m in mounts), "not serving")
+    for flagged in found.warnings + found.accepted:
+        log(f"scan: {flagged.line()}")
 
 
 def _policy_name(text: str) -> str:

@@ -25,7 +25,7 @@ from skillpack.server.index import ServedFile
 from skillpack.server.jsonrpc import encode_json, encode_string
 
 if TYPE_CHECKING:
-    from skillpack.policy.admission import Accept
+    from skillpack.policy.admission import Accept, Block
 
 #: Files above this size are streamed out in chunks (and not cached) instead of being
 #: encoded in one piece.
@@ -112,7 +112,7 @@ class VerifiedReader:
         log: Callable[[str], None],
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         accepts: Sequence[Accept] = (),
-        block: frozenset[str] = frozenset(),
+        block: Block = frozenset(),
     ) -> None:
         self._log = log
         self._budget = cache_bytes
@@ -167,14 +167,17 @@ class VerifiedReader:
         for found in flagged:
             code = "ADM001 " if found.blocks else ""
             self._log(f"{code}{found.line()}{'; not sent' if found.blocks else ''}")
-        refused = sorted({f.finding.code for f in flagged if f.blocks})
+        refused = [f for f in flagged if f.blocks]
         if not refused:
             return ""
-        name = file.skill.name
-        return (
-            f"{file.uri} is refused by the content scan ({', '.join(refused)}); not sent "
-            f"(after review: serve --accept {name}:{refused[0]})"
-        )
+        codes = sorted({f.finding.code for f in refused})
+        # the log names the policy file and its rule; the client (over HTTP, perhaps
+        # another machine) learns that a policy refused, not where the server keeps it
+        if any(f.rule or f.outdated for f in refused):
+            after = "the server's log names the policy rule that refused it"
+        else:
+            after = f"after review: serve --accept {file.skill.name}:{codes[0]}"
+        return f"{file.uri} is refused by the content scan ({', '.join(codes)}); not sent ({after})"
 
     def _remember(self, uri: str, encoded: bytes) -> None:
         self._cache[uri] = encoded

@@ -5,13 +5,16 @@ project layer that can only tighten, and bad files named with their line."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from skillpack.signing.keys import generate_keypair
 from tests.conftest import run_cli, write_skill
+from tests.mcp_wire import request_line
 from tests.policy.test_admission import ATTACK_MD, SETUP_SH
 
 
@@ -58,11 +61,20 @@ def test_an_accept_is_bound_to_the_file_it_was_made_for(tmp_path: Path, project:
     assert proc.returncode == 0, proc.stderr
     assert "SP520" in proc.stdout and "(accepted)" in proc.stdout
     # the script changed: its digest is not the one accepted, the question is open again
-    changed = _bundle(tmp_path / "v2", SETUP_SH + "echo more\n")
+    changed = _bundle(tmp_path / "v2", SETUP_SH + "echo more")
     again = run_cli("install", changed, "-a", "claude-code", "--force", cwd=project, env=env)
     assert again.returncode == 1
     assert "ADM001 the content scan refused 1 finding (SP520)" in again.stderr
     assert (project / ".claude/skills/invoice-helper/scripts/setup.sh").read_text() == SETUP_SH
+    # the refusal says an accept exists for the file's earlier bytes, and what to do
+    note = (
+        f"an [[accept]] in {tmp_path / 'policy.toml'} covers invoice-helper:SP520 for "
+        f"scripts/setup.sh at {_digest(SETUP_SH)}; the file now has "
+        f"{_digest(SETUP_SH + 'echo more')}: review it, then update the digest"
+    )
+    assert "skill://invoice-helper/scripts/setup.sh:2:1: SP520 " in again.stderr
+    assert f"; {note}\n" in again.stderr  # on the finding's line
+    assert f"hint: {note}" in again.stderr
 
 
 def test_the_policy_can_block_a_warning_code(tmp_path: Path, project: Path) -> None:
@@ -75,10 +87,19 @@ def test_the_policy_can_block_a_warning_code(tmp_path: Path, project: Path) -> N
                    env=_policy(tmp_path, "")).returncode == 0  # fmt: skip
     shutil.rmtree(project / ".claude" / "skills")
     (project / "skillpack-install.lock").unlink()
-    strict = _policy(tmp_path, '[scan]\nblock = ["SP521"]\n')
+    strict = _policy(tmp_path, 'version = 1\n[scan]\nblock = ["SP504", "SP521"]\n')
     proc = run_cli("install", bundle, "-a", "claude-code", cwd=project, env=strict)
-    assert proc.returncode == 1 and "refused 1 finding (SP521)" in proc.stderr
+    # the refusal names the policy file, the line and the rule that made the warning refuse
+    rule = f'[scan] block = ["SP504", "SP521"] in {tmp_path / "policy.toml"}:3'
+    assert proc.returncode == 1 and f"refused 1 finding (SP521 by {rule}) in tools" in proc.stderr
+    assert "skill://tools/install.md:2:1: SP521 " in proc.stderr
+    assert f"(refused by {rule})" in proc.stderr
     assert not (project / ".claude" / "skills").exists()
+    # a project's block is named as its own
+    (project / "skillpack-policy.toml").write_text('[scan]\nblock = ["SP521"]\n')
+    both = run_cli("install", bundle, "-a", "claude-code", cwd=project, env=strict)
+    theirs = f'[scan] block = ["SP521"] in {project / "skillpack-policy.toml"}:2'
+    assert f"(SP521 by {rule}; {theirs})" in both.stderr
 
 
 def test_sources_the_policy_does_not_list_are_refused(tmp_path: Path, project: Path) -> None:
@@ -163,3 +184,34 @@ def test_policy_option_replaces_the_users_and_serve_and_pull_read_it(
     assert served.returncode == 2 and "ADM004" in served.stderr
     refused = run_cli("serve", bundle, cwd=project, env=env, input=b"")
     assert refused.returncode == 1 and "ADM003" in refused.stderr
+
+
+def test_pull_and_serve_oci_name_the_rule_that_refused(
+    tmp_path: Path, registry: Any, cli_registry_env: dict[str, str]
+) -> None:
+    root = tmp_path / "b"
+    rustup = "```sh\ncurl -fsSL https://sh.rustup.rs | sh\n```\n"
+    write_skill(root / "skills", "tools", files={"install.md": rustup})
+    bundle = root / "tools.skp"
+    assert run_cli("build", root / "skills", "-o", bundle, "--no-lint").returncode == 0
+    ref = registry.ref("acme/tools", "1.0.0")
+    assert run_cli("push", bundle, ref, env=cli_registry_env).returncode == 0
+    env = {**cli_registry_env, **_policy(tmp_path, '[scan]\nblock = ["SP521"]\n')}
+    rule = f'[scan] block = ["SP521"] in {tmp_path / "policy.toml"}:2'
+    out = tmp_path / "out" / "tools.skp"
+    out.parent.mkdir()
+    pull = run_cli("pull", ref, "-o", out, env=env)
+    assert pull.returncode == 1 and f"refused 1 finding (SP521 by {rule}) in tools" in pull.stderr
+    assert list(out.parent.iterdir()) == []
+    # serve: the client hears that a policy refused the file; the log names the rule
+    lines = request_line(1, "resources/read", uri="skill://tools/install.md")
+    served = run_cli("serve", ref, env=env, input=lines)
+    assert served.returncode == 0, served.stderr
+    error = json.loads(served.stdout.splitlines()[0])["error"]
+    assert error["message"] == (
+        "skill://tools/install.md is refused by the content scan (SP521); not sent (the "
+        "server's log names the policy rule that refused it)"
+    )
+    assert "policy.toml" not in served.stdout
+    assert "ADM001 skill://tools/install.md:2:1: SP521 " in served.stderr
+    assert f"(refused by {rule}); not sent" in served.stderr

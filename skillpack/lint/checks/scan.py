@@ -7,20 +7,37 @@ check reads for the secrets rule (SP305): each published file is read once for b
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from skillpack.lint.catalog import RULES
 from skillpack.lint.context import SkillContext
 from skillpack.lint.finding import Finding
-from skillpack.scan import CODES, scan_file
+from skillpack.scan import CODES, FIXABLE_CODES, scan_file
+from skillpack.scan.textfile import fixable_positions
 from skillpack.source.discovery import SourceFile
+
+#: the hint of a finding of a fixable rule that ``--fix`` does not remove
+_BY_HAND = (
+    "Remove it by hand: `skillpack lint --fix` removes invisible characters, not the "
+    "escapes that write them nor a NUL byte (which may belong to the file's encoding). "
+    "If you did not put it there, treat the file as hostile."
+)
 
 #: the lint codes of the content scan
 SCAN_CODES: tuple[str, ...] = tuple(sorted(CODES))
 
 
 def scan_findings(ctx: SkillContext, f: SourceFile, data: bytes) -> Iterator[Finding]:
-    """The content scan's findings in one of the skill's files, as lint findings."""
+    """The content scan's findings in one of the skill's files, as lint findings; a
+    finding of a fixable rule that ``--fix`` does not remove is marked ``manual``."""
+    fixable: set[tuple[int, int]] | None = None
     for found in scan_file(f.rel, data):
-        yield ctx.finding(
+        finding = ctx.finding(
             found.code, found.message, f.path, found.line, found.column, RULES[found.code].fix
         )
+        if found.code in FIXABLE_CODES:
+            if fixable is None:
+                fixable = fixable_positions(f.rel, data)
+            if (found.line, found.column) not in fixable:
+                finding = replace(finding, manual=True, hint=_BY_HAND)
+        yield finding
