@@ -11,8 +11,11 @@ serve) both call it::
 Submodules: :mod:`.model` (the finding), :mod:`.hidden` (invisible characters),
 :mod:`.directives` (comments, override phrases, exfiltrating URLs), :mod:`.commands`
 (download or decode and execute, reverse shells, credential theft, load-time shell),
-:mod:`.engine` (which rules apply to which file, in one pass) and :mod:`.textfile` (how
-a file's bytes read as text, and ``lint --fix`` writes them back).
+:mod:`.markdown` (Markdown's code and blocks, as CommonMark renders them),
+:mod:`.views` (the text as a reader reads it: a finding only a view shows is an
+evasion), :mod:`.text` (the markers' prefilter), :mod:`.engine` (which rules apply to
+which file, in one pass) and :mod:`.textfile` (how a file's bytes read as text, and
+``lint --fix`` writes them back).
 """
 
 from __future__ import annotations

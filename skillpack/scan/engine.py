@@ -6,8 +6,17 @@ signature): :mod:`skillpack.scan.textfile`. UTF-16 is read as such; a byte that 
 UTF-8 reads as U+FFFD, so columns stay in characters. A file that is all ASCII without a
 NUL skips the hidden-character rules (it cannot hold any). A file lists at most
 :data:`MAX_PER_CODE` findings per code, the last counting the rest. Markdown files
-(``.md``, ``.markdown``, ``.mdx``) get the directive rules and know their fenced code
-blocks; every other text file is a script or data file for the command rules.
+(``.md``, ``.markdown``, ``.mdx``) get the directive rules and know their code
+(:mod:`.markdown`); every other text file is a script or data file for the command
+rules.
+
+The rules read the text as a reader does: line endings normalized first (a CRLF is a
+line break, and in Markdown a lone CR too, as CommonMark says; a shell reads a lone CR
+as part of its line), and then the views of :mod:`.views` (invisible characters
+removed, character references decoded, look-alike letters, emphasis, a paragraph's
+lines read as one): a finding only a view shows is an evasion, an error. Lines and
+columns are the file's: the CR of a CRLF ends its line, and a view's findings are
+mapped back to the characters they come from.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection
 
-from skillpack.scan import commands, directives, hidden
+from skillpack.scan import commands, directives, hidden, views
 from skillpack.scan.model import ScanFinding
 from skillpack.scan.text import Lazy, Markers, ascii_lower
 from skillpack.scan.textfile import read_text
@@ -28,8 +37,12 @@ FIXABLE_CODES: frozenset[str] = frozenset(hidden.SEVERITY)
 _MARKDOWN = (".md", ".markdown", ".mdx")
 
 #: the literal markers the rules of a Markdown file and of a script look for, each set
-#: found in one pass over a file (:class:`~skillpack.scan.text.Markers`)
-_MARKDOWN_MARKERS = Markers((*commands.MARKERS, *directives.OVERRIDE_MARKERS))
+#: found in one pass over a file (:class:`~skillpack.scan.text.Markers`); the override
+#: markers loosely (across a line break or emphasis, as a paragraph renders: the
+#: directive rules' view, :mod:`.views`, reads it so)
+_MARKDOWN_MARKERS = Markers(
+    (*commands.MARKERS, *directives.OVERRIDE_MARKERS), loose=directives.OVERRIDE_MARKERS
+)
 _SCRIPT_MARKERS = Markers(commands.SCRIPT_MARKERS)
 
 
@@ -63,31 +76,48 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     text = _decode(path, data)
     if text is None:
         return []
+    markdown = is_markdown(path)
+    if "\r" in text:
+        text = line_endings(text, markdown)
     raw: list[tuple[int, str, str, str]] = []  # (offset, code, severity, message)
+    invisible: list[tuple[int, int]] = []  # what the views remove (hidden.flagged_spans)
     if not text.isascii() or "\x00" in text:
         for found in hidden.find_hidden(text):
             raw.append((found.start, found.code, hidden.SEVERITY[found.code], found.message))
+            invisible.append((found.start, found.end))
     if path.rsplit("/", 1)[-1] == "SKILL.md" and "\\" in text:
         raw.extend(_escaped(text))
-    markdown = is_markdown(path)
     lowered = ascii_lower(text)
     present = (_MARKDOWN_MARKERS if markdown else _SCRIPT_MARKERS).present(lowered)
+    read: list[tuple[int, str, str, str]] = []
     if markdown:
-        raw.extend(directives.find_directives(text, lowered, present))
-    raw.extend(commands.find_commands(text, lowered, markdown, present))
+        read.extend(directives.find_directives(text, lowered, present))
+    read.extend(commands.find_commands(text, lowered, markdown, present))
+    if views.needed(text, markdown, present, invisible):
+        evasions, superseded = views.evasions(
+            text, markdown, lowered, present, invisible, read, MAX_PER_CODE
+        )
+        if superseded:
+            read = [r for r in read if (r[0], r[1]) not in superseded]
+        read.extend(evasions)
+    raw.extend(read)
     if not raw:
         return []
     lines = Lines(text)
     raw.sort(key=lambda r: (r[0], r[1]))
     findings = []
     per_code: dict[str, int] = {}
+    last: tuple[int, str] | None = None
     for offset, code, severity, message in raw:
+        if (offset, code) == last:  # one finding per code and place
+            continue
+        last = (offset, code)
         count = per_code[code] = per_code.get(code, 0) + 1
         if count > MAX_PER_CODE:
             continue
         line, column = lines.at(offset)
         if count == MAX_PER_CODE:
-            more = sum(1 for r in raw if r[1] == code) - MAX_PER_CODE + 1
+            more = len({r[0] for r in raw if r[1] == code}) - MAX_PER_CODE + 1
             if more > 1:
                 message = f"{more} more {code} findings from here on (not listed one by one)"
         findings.append(ScanFinding(code, severity, message, line, column))
@@ -97,6 +127,15 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
 
 #: findings listed per code and file; the last one listed counts the rest
 MAX_PER_CODE = 50
+
+
+def line_endings(text: str, markdown: bool) -> str:
+    """``text`` with its CRLF line endings as LF (and in Markdown its lone CRs too:
+    CommonMark ends a line at LF, CR or CRLF; a shell reads a lone CR as a character
+    of its line). Lines and columns stay those of the file: a CRLF's CR is the end of
+    its line, and a lone CR becomes an LF in place."""
+    text = text.replace("\r\n", "\n")
+    return text.replace("\r", "\n") if markdown and "\r" in text else text
 
 
 #: a Unicode escape in YAML's double-quoted scalars (\\uXXXX, \\UXXXXXXXX, \\xXX)

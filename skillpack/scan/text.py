@@ -25,7 +25,12 @@ def ascii_lower(text: str) -> str:
     lowered = text.lower()
     if len(lowered) != len(text):
         return text.translate(_ASCII_LOWER)
-    return lowered if lowered.isascii() else lowered.translate(_FOLD)
+    # after str.lower only the dotless i and the long s are left to fold (the Kelvin
+    # sign is a k, the dotted capital I lengthens); two finds cost far less than a
+    # translation of a non-ASCII text
+    if lowered.isascii() or ("\u0131" not in lowered and "\u017f" not in lowered):
+        return lowered
+    return lowered.translate(_FOLD)
 
 
 #: what a space in a marker stands for: any run of white space inside a line (the
@@ -46,13 +51,20 @@ def _split(marker: str) -> tuple[bool, list[str], bool]:
     return head, words, tail
 
 
-def _expression(marker: str) -> str:
+#: what a space in a loose marker stands for (:class:`Markers`): white space that may
+#: hold line breaks and Markdown's emphasis and code markup (``the **user**``, ``the
+#: user`` across a line break), as a paragraph reads once rendered
+LOOSE_SPACE = r"[*_`]*\s[\s*_`]*"
+
+
+def _expression(marker: str, space: str = _SPACE) -> str:
     head, words, tail = _split(marker)
-    return ((r"\b" if head else "") + _SPACE.join(map(re.escape, words))
+    return ((r"\b" if head else "") + space.join(map(re.escape, words))
             + (r"\b" if tail else ""))  # fmt: skip
 
 
 _COMPILED: dict[str, tuple[str, re.Pattern[str]]] = {}
+_LOOSE: dict[str, tuple[str, re.Pattern[str]]] = {}
 
 
 def is_literal(marker: str) -> bool:
@@ -60,32 +72,36 @@ def is_literal(marker: str) -> bool:
     return " " not in marker and _BOUNDARY not in marker
 
 
-def _parts(marker: str) -> tuple[str, re.Pattern[str]]:
-    """A marker that is not a plain string: its first word and its expression."""
-    found = _COMPILED.get(marker)
+def _parts(marker: str, loose: bool = False) -> tuple[str, re.Pattern[str]]:
+    """A marker that is not a plain string: its first word and its expression (with
+    :data:`LOOSE_SPACE` for its spaces if ``loose``)."""
+    cache = _LOOSE if loose else _COMPILED
+    found = cache.get(marker)
     if found is None:
-        found = _COMPILED[marker] = (_split(marker)[1][0], re.compile(_expression(marker)))
+        expression = _expression(marker, LOOSE_SPACE if loose else _SPACE)
+        found = cache[marker] = (_split(marker)[1][0], re.compile(expression))
     return found
 
 
-def find_marker(lowered: str, marker: str, pos: int = 0) -> int:
+def find_marker(lowered: str, marker: str, pos: int = 0, loose: bool = False) -> int:
     """The offset of the first place at or after ``pos`` where ``lowered`` holds
     ``marker``, -1 if none: a plain string found with ``str.find``; any other marker's
-    first word found so, then the marker's expression matched there."""
+    first word found so, then the marker's expression matched there (``loose``: its
+    spaces as :data:`LOOSE_SPACE`)."""
     if is_literal(marker):
         return lowered.find(marker, pos)
-    first, expression = _parts(marker)
+    first, expression = _parts(marker, loose)
     pos = lowered.find(first, pos)
     while pos >= 0 and expression.match(lowered, pos) is None:
         pos = lowered.find(first, pos + 1)
     return pos
 
 
-def marker_at(lowered: str, marker: str, pos: int) -> bool:
+def marker_at(lowered: str, marker: str, pos: int, loose: bool = False) -> bool:
     """Whether ``lowered`` holds ``marker`` at ``pos``."""
     if is_literal(marker):
         return lowered.startswith(marker, pos)
-    return _parts(marker)[1].match(lowered, pos) is not None
+    return _parts(marker, loose)[1].match(lowered, pos) is not None
 
 
 def marked_lines(lowered: str, markers: Iterable[str]) -> list[tuple[int, int]]:
@@ -110,6 +126,24 @@ def marked_lines(lowered: str, markers: Iterable[str]) -> list[tuple[int, int]]:
     return sorted(lines.items())
 
 
+_PLACES: dict[tuple[tuple[str, ...], bool], re.Pattern[str]] = {}
+
+
+def marker_places(lowered: str, markers: Iterable[str], loose: bool = False) -> list[int]:
+    """The offsets where ``lowered`` holds one of ``markers`` (``loose``: their spaces
+    as :data:`LOOSE_SPACE`, so a marker may run on past a line), found by one regular
+    expression, in order."""
+    key = (tuple(sorted(markers)), loose)
+    if not key[0]:
+        return []
+    expression = _PLACES.get(key)
+    if expression is None:
+        space = LOOSE_SPACE if loose else _SPACE
+        alternatives = "|".join(_expression(m, space) for m in key[0])
+        expression = _PLACES[key] = re.compile(f"(?=(?:{alternatives}))")
+    return [match.start() for match in expression.finditer(lowered)]
+
+
 #: printable lowercase ASCII and the tab, from the rarest to the most common in skill
 #: texts (counted over public skill repositories, Markdown and scripts together)
 RARITY = "\t^~!@%&?\\9+$738z<65j[]>q412';{}#0|x=/_*()k:wv,by\"`.gf-muhpdclrinaoste "
@@ -132,15 +166,21 @@ class Markers:
     so markers that overlap, contain one another or share an anchor are all found, and
     the search goes on from the next character. After :data:`MAX_HITS` places (one
     marker repeated all over a file) the markers not yet found are looked for one by
-    one, so a file costs linear time whatever it holds."""
+    one, so a file costs linear time whatever it holds.
 
-    __slots__ = ("_anchored", "_expression", "markers")
+    The markers also in ``loose`` are found with :data:`LOOSE_SPACE` for their spaces
+    (across a line break, around emphasis): a superset, for the rules that read a
+    Markdown paragraph as it renders (:mod:`skillpack.scan.views`); a rule's own lines
+    (:func:`marked_lines`) still hold its markers strictly."""
+
+    __slots__ = ("_anchored", "_expression", "_loose", "markers")
 
     #: places examined before the markers left are looked for one by one
     MAX_HITS = 64
 
-    def __init__(self, markers: Iterable[str]) -> None:
+    def __init__(self, markers: Iterable[str], loose: Iterable[str] = ()) -> None:
         self.markers: tuple[str, ...] = tuple(dict.fromkeys(markers))
+        self._loose = frozenset(m for m in loose if not is_literal(m)) & set(self.markers)
         #: anchor character -> (marker, the anchor's offset in it, a literal marker?)
         anchored: dict[str, list[tuple[str, int, bool]]] = {}
         branches: dict[str, list[str]] = {}
@@ -152,7 +192,8 @@ class Markers:
             behind = ""
             if at or head:
                 behind = "(?<=" + (r"\b" if head else "") + re.escape(first) + ")"
-            rest = "".join(_SPACE + re.escape(w) for w in words[1:]) + (r"\b" if tail else "")
+            space = LOOSE_SPACE if marker in self._loose else _SPACE
+            rest = "".join(space + re.escape(w) for w in words[1:]) + (r"\b" if tail else "")
             branches.setdefault(first[at], []).append(re.escape(first[at + 1 :]) + behind + rest)
         self._anchored = {c: tuple(found) for c, found in anchored.items()}
         alternatives = []
@@ -169,6 +210,7 @@ class Markers:
         found: set[str] = set()
         search = self._expression.compiled.search
         anchored = self._anchored
+        loose = self._loose
         pos = 0
         for _ in range(self.MAX_HITS):
             match = search(lowered, pos)
@@ -182,11 +224,15 @@ class Markers:
                 if (
                     lowered.startswith(marker, start)
                     if literal
-                    else marker_at(lowered, marker, start)
+                    else marker_at(lowered, marker, start, marker in loose)
                 ):
                     found.add(marker)
             pos = at + 1
-        found.update(m for m in self.markers if m not in found and find_marker(lowered, m) >= 0)
+        found.update(
+            m
+            for m in self.markers
+            if m not in found and find_marker(lowered, m, 0, m in loose) >= 0
+        )
         return found
 
 
