@@ -13,6 +13,7 @@ from pathlib import Path
 
 from skillpack.bundle.reader import Bundle
 from skillpack.lint.catalog import RULES
+from skillpack.lint.checks.scan import raised
 from skillpack.lint.engine import LintResult
 from skillpack.lint.finding import Finding
 from skillpack.lint.selection import LintOptions
@@ -72,6 +73,7 @@ def lint_bundles(
                     b.finding.column,
                     RULES[b.finding.code].fix,
                     b.skill,
+                    raised=raised(b.finding),
                 )
             )
     return LintResult.of(raw, options, skills, files)

@@ -153,9 +153,8 @@ def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]
         if options.overruled(finding.code, finding.path):
             note = CANNOT_IGNORE.format(code=finding.code)
             hint = f"{hint} ({note})" if hint else note
-        out[key] = dataclasses.replace(
-            finding, severity=options.severity_of(finding.code), hint=hint
-        )
+        severity = ERROR if finding.raised else options.severity_of(finding.code)
+        out[key] = dataclasses.replace(finding, severity=severity, hint=hint)
     return tuple(out[key] for key in sorted(out))
 
 

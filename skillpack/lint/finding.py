@@ -28,6 +28,9 @@ class Finding(ByFields):
     #: written as an escape in the frontmatter: the fix removes characters, not text;
     #: a NUL, which may be a byte of the file's encoding)
     manual: bool = False
+    #: an error whatever the rule's severity: the content scan found it only once what
+    #: hid it was undone (a zero-width character inside a word of a warning's phrase)
+    raised: bool = False
 
     @property
     def name(self) -> str:
