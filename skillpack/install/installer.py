@@ -374,6 +374,28 @@ def _merge_targets(old: Iterable[Target], new: Iterable[Target]) -> tuple[Target
 
 
 # --- 3. checks -------------------------------------------------------------------------------
+def _upgraded_skills(
+    names: Sequence[str],
+    lock: InstallLock,
+    placements: Mapping[str, Placement],
+    opened: Mapping[str, Opened],
+    scope: Scope,
+) -> set[str]:
+    """What ``--upgrade NAME...`` writes: the skills named, every skill of a source
+    named, and every skill of a source whose pin moves."""
+    skills = {s.name for s in lock.skills}
+    sources = {source_key(n, scope.project) if n else n for n in names if n not in skills}
+    out: set[str] = set()
+    for name, placement in placements.items():
+        pin = lock.source(placement.source)
+        source = opened.get(placement.source)
+        now = source.pin.bundle_digest if source is not None else None
+        moved = now is not None and (pin is None or now != pin.bundle_digest)
+        if name in names or placement.source in sources or moved:
+            out.add(name)
+    return out
+
+
 def _check_conflicts(placements: Mapping[str, Placement]) -> None:
     from skillpack.source.paths import collision_key
 
@@ -494,6 +516,7 @@ class _Writer:
         self.kinds = kinds  #: what was at each skill directory before any write
         self.changes: list[Change] = []
         self.notes: list[str] = []
+        self._done: dict[str, str] = {}  #: each copy written (by real path), and how
         self._containers: dict[Path, Path] = {}
         self._pending: list[_Fill] = []
         self._pending_bytes = 0
@@ -538,7 +561,8 @@ class _Writer:
         self._containers.clear()
 
     def _check_ours(self, directory: Path, shown: str, name: str, before: str) -> None:
-        if shown not in self.managed and before != "missing":
+        ours = shown in self.managed or str(directory) in self.managed
+        if not ours and before != "missing":
             if not self.force:
                 raise _in_the_way(directory, shown, name)
             self.notes.append(f"replaced {shown} (not installed by skillpack) with {name}")
@@ -546,14 +570,18 @@ class _Writer:
     def copy(self, path: str, shown: str, want: _Want) -> str:
         """Make ``directory`` (the lock's ``shown``) hold exactly ``want``; return what was
         done."""
-        before = self.kinds.get(path) or _kind(path)
+        done = self._done.get(path)
+        if done is not None:  # the same directory through another agent directory
+            return done
+        before = self.kinds.get(path) or _kind(path, shown)
         if before == "directory" and path in self.right:
+            self._done[path] = "unchanged"
             return "unchanged"
         directory = Path(path)
         self._check_ours(directory, shown, want.name, before)
         if before == "missing":
             action = "installed"
-        elif shown not in self.managed or before != "directory":
+        elif (shown not in self.managed and path not in self.managed) or before != "directory":
             action = "replaced"
         elif self.previous.get(want.name) == want.files:
             action = "repaired"  # the same files as before: local changes undone
@@ -565,6 +593,7 @@ class _Writer:
         self._pending_bytes += sum(len(f.data) for f in files)
         if self._pending_bytes > FLUSH_BYTES:
             self.flush()
+        self._done[path] = action
         return action
 
     def link(self, name: str, path: str, shown: str, target: str) -> str:
@@ -572,7 +601,7 @@ class _Writer:
         what was done."""
         from skillpack._internal.fstree import swap_into_place
 
-        before = self.kinds.get(path) or _kind(path)
+        before = self.kinds.get(path) or _kind(path, shown)
         if before == "link" and os.readlink(path) == target:
             return "unchanged"
         self.flush()  # the copy it leads to is in place first
@@ -585,11 +614,16 @@ class _Writer:
         return "linked" if before == "missing" else "relinked"
 
 
-def _kind(path: Path | str) -> str:
+def _kind(path: Path | str, shown: str) -> str:
+    """What is at a skill directory: ``missing``, ``link``, ``directory`` or ``file``
+    (any other entry: a FIFO, a socket, a device); ``INS016`` when the system refuses
+    to say."""
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return "missing"
+    except OSError as exc:
+        raise _cannot_write(shown, *_reason(exc)) from None
     if stat.S_ISLNK(st.st_mode):
         return "link"
     if stat.S_ISDIR(st.st_mode):
@@ -761,12 +795,20 @@ def _place(
         if placement.link:
             resolved.setdefault(scope.canonical_dir, confined(scope.canonical_dir, scope))
     places = _Where(scope, resolved)
+    # the lock's directories by where they are (two agent directories may be one, the
+    # one a link to the other: .claude/skills -> ../.agents/skills)
+    managed_real = {
+        places.of(scope.path_of(d.path.rpartition("/")[0]), s.name)[0]
+        for s in lock.skills
+        for d in s.directories
+    }
     kinds: dict[str, str] = {}  # what is at each skill directory now (lstat, once)
     for placement in placements.values():
         for directory in _skill_dirs(placement, scope):
             path, shown = places.of(directory, placement.name)
-            kinds[path] = kind = _kind(path)
-            if kind != "missing" and shown not in managed and not settings.force:
+            kinds[path] = kind = _kind(path, shown)
+            ours = shown in managed or path in managed_real
+            if kind != "missing" and not ours and not settings.force:
                 raise _in_the_way(path, shown, placement.name)
     # upgrades: what changes, shown before it is applied
     if settings.upgrade is not None:
@@ -775,8 +817,12 @@ def _place(
     remove_leftovers(resolved.values())
     previous = {s.name: s for s in lock.skills}
     # a SOURCE named on the command line writes only the skills it asks for: another
-    # installed skill is left as it is (drifted or not) and keeps its lock entry
+    # installed skill is left as it is (drifted or not) and keeps its lock entry; so
+    # does --upgrade NAME (a skill, or a source), but for the other skills of a source
+    # whose pin moves (the lock pins a source once)
     touched = set(asked) if given and settings.upgrade is None else None
+    if settings.upgrade:
+        touched = _upgraded_skills(settings.upgrade, lock, placements, opened, scope)
     active = {n: p for n, p in placements.items() if touched is None or n in touched}
     wants: dict[str, _Want] = {}
     for name, placement in sorted(active.items()):
@@ -795,12 +841,12 @@ def _place(
             assert entry is not None
             files = _locked_files(entry)
         wants[name] = _Want(name, files, source, placement.skill_path, str(settings.lock_path))
-    copies = [
-        (path, wants[p.name].files)
+    copies = list({
+        path: (path, wants[p.name].files)
         for p in active.values()
         for path in _copy_paths(p, places)
         if kinds.get(path) == "directory"
-    ]
+    }.values())  # fmt: skip
     right = _already_right(copies)
     # every skill that a copy will be written for is checked against its bundle before
     # the first write (not when its turn comes: an earlier skill would be written)
@@ -811,7 +857,7 @@ def _place(
     _admit(wants, active, places, right, settings, report)
     writer = _Writer(
         settings.force,
-        managed,
+        managed | managed_real,
         right,
         {name: s.files for name, s in previous.items()},
         kinds,
@@ -863,17 +909,31 @@ def _keep_local_work(
     from skillpack.install.drift import compare_tree
 
     lost: list[str] = []
+    seen: set[str] = set()
     for name, placement in sorted(placements.items()):
         was = previous.get(name)
         if was is None:
             continue
+        links = {d.path: d.link for d in was.directories}
+        copy_real = places.of(places.scope.path_of(was.copy.path.rpartition("/")[0]), name)[0]
         # every directory of the skill, the links' too: a directory of one's own where
-        # the link was, or a file where a skill directory was, is local work as well
+        # the link was, a link of one's own where a copy was (or one leading elsewhere
+        # where a link was), or a file where a skill directory was, is local work as well
         for directory in _skill_dirs(placement, places.scope):
             path, shown = places.of(directory, name)
-            if kinds.get(path) == "file":
+            if path in seen:  # one directory, reached through two agent directories
+                continue
+            seen.add(path)
+            kind = kinds.get(path)
+            if kind == "file":
                 lost.append(f"extra: {shown}")
-            if path in right or kinds.get(path) != "directory":
+            if (
+                kind == "link"
+                and shown in links
+                and (not links[shown] or os.path.realpath(path) != copy_real)
+            ):
+                lost.append(f"replaced by a link: {shown} -> {_target(path)}")
+            if path in right or kind != "directory":
                 continue
             lost += [
                 f"{kind}: {shown}/{rel}" if rel else f"{kind}: {shown}"
@@ -893,6 +953,13 @@ def _keep_local_work(
         hint="copy them elsewhere (install --check lists them), then 'skillpack install "
         "--force' replaces them with the pinned files",
     )
+
+
+def _target(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
 
 
 def _admit(
@@ -1100,6 +1167,10 @@ def _write_placement(
             if target.directory == canonical:
                 continue
             path, shown = where.of(target.directory, name)
+            if path == real_canonical:  # its agent directory is a link to the copy's
+                writer.changes.append(Change(name, shown, action))
+                records.append(InstalledDir(shown, target.agents, link=True))
+                continue
             relative = os.path.relpath(real_canonical, where.real[target.directory])
             with _writing(shown):
                 action = writer.link(name, path, shown, relative)
@@ -1157,8 +1228,11 @@ def _installed_entry(skill: InstalledSkill, scope: Scope) -> SkillEntry:
     copy = scope.path_of(skill.copy.path)
     head = skill.files[0]
     with contextlib.suppress(OSError, SkillpackError, ValueError):
-        data = (copy / head.path).read_bytes()
-        if sha256_digest(data) == head.digest:
+        from skillpack.install.drift import read_regular
+
+        # never through a link, never blocking on a FIFO: only the locked bytes
+        data = read_regular(str(copy / head.path), head.size)
+        if data is not None and sha256_digest(data) == head.digest:
             from skillpack.source.frontmatter import parse_skill_md
 
             frontmatter = dict(parse_skill_md(data).data)
