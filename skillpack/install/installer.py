@@ -40,6 +40,7 @@ from skillpack.install.lockfile import (
     InstalledSkill,
     InstallLock,
     LockedFile,
+    Signer,
     SourcePin,
     render_install_lock,
     valid_skill_name,
@@ -103,6 +104,9 @@ class Settings:
     #: the consumer's policy (sources, signers, blocked codes, accepted findings) with
     #: the command line's ``--accept``s
     admission: Policy = field(default_factory=lambda: _default_policy())
+    #: the registry options each opened ``oci://`` source was fetched with (filled by
+    #: the run: a pinned keyless signer is checked again through the same fetch)
+    registries: dict[str, ClientOptions | None] = field(default_factory=dict)
 
 
 def _default_policy() -> Policy:
@@ -135,6 +139,8 @@ class Change:
 class InstallReport:
     changes: list[Change] = field(default_factory=list)
     upgrades: list[tuple[str, ManifestDiff]] = field(default_factory=list)
+    #: each pinned source whose signer changes: (the lock's, the new one; None: unsigned)
+    signers: dict[str, tuple[Signer | None, Signer | None]] = field(default_factory=dict)
     lock_written: bool = False
     lock: InstallLock = field(default_factory=InstallLock)
     notes: list[str] = field(default_factory=list)
@@ -167,10 +173,27 @@ def _upgrade_sources(names: Sequence[str], lock: InstallLock, scope: Scope) -> s
     return chosen
 
 
+#: the options that say how a signature is checked, not who signs
+_TRUST = ("trust_config", "staging", "online")
+
+
 def _policy_for(request: Request | None, settings: Settings) -> SignaturePolicy | None:
-    policy = request.policy if request is not None and request.policy is not None else None
-    if policy is None or not policy.requested:
-        policy = settings.policy
+    """The signature check of ``request``'s source. The command line's signature options
+    are the user's and are never replaced by repository content: when they name a
+    signer (``--key``, ``--cert-identity``, ``--repository``) they are the check of
+    every source, and an ``[[install]]`` table's own signer keys are not used; trust
+    options alone (``--trust-config``, ``--staging``, ``--online``) replace a table's.
+    Without any, the table's keys."""
+    cli = settings.policy if settings.policy is not None and settings.policy.requested else None
+    table = request.policy if request is not None and request.policy is not None else None
+    table = table if table is not None and table.requested else None
+    policy: SignaturePolicy | None
+    if cli is not None and cli.has_signer:
+        policy = cli
+    elif table is not None and cli is not None:  # the user's root of trust, the table's signer
+        policy = replace(table, **{name: getattr(cli, name) for name in _TRUST})
+    else:
+        policy = table or cli
     required = settings.require_signature or (request is not None and request.require_signature)
     if required:
         from skillpack.signing.policy import SignaturePolicy
@@ -178,6 +201,23 @@ def _policy_for(request: Request | None, settings: Settings) -> SignaturePolicy 
         if policy is None or not policy.has_signer:
             (policy or SignaturePolicy()).validate()  # SIG020, worded as verify's and serve's
     return policy if policy is not None and policy.requested else None
+
+
+def _cli_names_signer(settings: Settings) -> bool:
+    """Whether the command line's signature options say who signs (they may move a
+    pinned signer)."""
+    return settings.policy is not None and settings.policy.has_signer
+
+
+def _cli_trust(settings: Settings) -> SignaturePolicy | None:
+    """The command line's trust options alone (``--trust-config``...): what checks a
+    pinned keyless signer again. A table's are not used for it."""
+    cli = settings.policy
+    if cli is None or not any(getattr(cli, name) for name in _TRUST):
+        return None
+    from skillpack.signing.policy import SignaturePolicy
+
+    return SignaturePolicy(**{name: getattr(cli, name) for name in _TRUST})
 
 
 def _absolute(key: str, project: Path) -> str:
@@ -235,6 +275,14 @@ def _open_all(
         if earlier is None:
             wanted[key] = request
         keyed.append((key, request))
+        if (
+            request.declared
+            and request.policy is not None
+            and request.policy.has_signer
+            and (_cli_names_signer(settings))
+        ):
+            log(f"note: {key}: the signature options given replace the signer of its "
+                f"[[install]] table ({request.where or 'the configuration'})")  # fmt: skip
     if upgrade is not None:
         for key in upgrade:
             wanted.setdefault(key, None)
@@ -281,7 +329,8 @@ def _open_all(
                 follow=upgrade is not None and key in upgrade,
                 log=log,
             )
-            _keep_the_signer(opened[key], pinned, policy, registry(asked), settings.offline)
+            settings.registries[key] = registry(asked) if is_reference(key) else None
+            _keep_the_signer(opened[key], pinned, settings)
     except BaseException:
         for source in opened.values():
             source.close()
@@ -763,13 +812,21 @@ def _place(
                                   old.link or placement.link)  # fmt: skip
         elif old is not None:
             # the skill from another source: every directory it was installed in is
-            # rewritten from the new one and stays recorded (none is left unmanaged)
+            # rewritten from the new one and stays recorded (none is left unmanaged); a
+            # signer pinned for the old source is kept (INS019 unless shown)
             merged = _merge_targets(old.targets, placement.targets)
             placement = Placement(name, placement.source, placement.skill_path, merged,
                                   old.link or placement.link)  # fmt: skip
+            was_pin, now = lock.source(old.source), opened[placement.source]
+            if was_pin is not None and was_pin.signer is not None:
+                _moved_signer(name, was_pin, now, settings)
             shown = ", ".join(sorted(settings.scope.shown(t.directory) for t in merged))
+            signer = ""
+            if was_pin is not None and was_pin.signer != now.pin.signer:
+                signer = (f"; signer {describe_signer(was_pin.signer)} -> "
+                          f"{describe_signer(now.pin.signer)}")  # fmt: skip
             report.notes.append(
-                f"{name}: now from {placement.source} (was {old.source}), in {shown}"
+                f"{name}: now from {placement.source} (was {old.source}), in {shown}{signer}"
             )
         placements[name] = placement
     if settings.frozen:
@@ -810,9 +867,14 @@ def _place(
             ours = shown in managed or path in managed_real
             if kind != "missing" and not ours and not settings.force:
                 raise _in_the_way(path, shown, placement.name)
-    # upgrades: what changes, shown before it is applied
+    # upgrades: what changes, shown before it is applied (a signer that changes too)
     if settings.upgrade is not None:
         report.upgrades = _upgrade_diffs(lock, placements, opened, scope)
+    for key, source in sorted(opened.items()):
+        pinned = lock.source(key)
+        now_signer = _kept_signer(source.pin, pinned).signer
+        if pinned is not None and pinned.signer != now_signer:
+            report.signers[key] = (pinned.signer, now_signer)
     # write
     remove_leftovers(resolved.values())
     previous = {s.name: s for s in lock.skills}
@@ -998,40 +1060,52 @@ def _admit(
                     "nothing was installed")  # fmt: skip
 
 
-def _keep_the_signer(
-    opened: Opened,
-    pinned: SourcePin | None,
-    given: SignaturePolicy | None,
-    options: ClientOptions | None,
-    offline: bool,
-) -> None:
+def _keep_the_signer(opened: Opened, pinned: SourcePin | None, settings: Settings) -> None:
     """A pinned signer is part of the pin: a source that now resolves to another bundle
-    must be signed by it (``INS019`` otherwise) unless signature options given now name
-    who signs it (the review then shows the change). A keyless signer is checked again
-    from the lock (with any trust options given, ``--trust-config``): against the
-    signature beside a file, or an ``oci://`` source's referrers through the one
-    verified fetch; a key's signature needs its public key (``--key``)."""
+    must be signed by it (``INS019`` otherwise) unless the command line's signature
+    options name who signs it now (the review then shows the change); an
+    ``[[install]]`` table's keys or a policy file never move it. The new bundle passes
+    when the signer it was verified for is the pinned one; else a keyless signer is
+    checked again from the lock (with the command line's trust options,
+    ``--trust-config``): against the signature beside a file, or an ``oci://`` source's
+    referrers through the one verified fetch; a key's signature needs its public key
+    (``--key``)."""
     if pinned is None or pinned.signer is None:
         return
-    moved = opened.pin.bundle_digest != pinned.bundle_digest
-    if not moved or (given is not None and given.has_signer):
+    if opened.pin.bundle_digest == pinned.bundle_digest:
         return  # the same bundle keeps its signer in the lock (_kept_signer)
-    signer = pinned.signer
+    _signed_by(opened, pinned.signer, settings, lambda details: _signer_refused(
+        opened, pinned, details))  # fmt: skip
+
+
+def _signed_by(
+    opened: Opened,
+    signer: Signer,
+    settings: Settings,
+    refused: Callable[[list[str]], SkillpackError],
+) -> None:
+    """``opened`` shown to be signed by ``signer`` (its pin then records it), unless
+    the command line names the signer; ``refused(details)`` otherwise."""
+    if _cli_names_signer(settings):
+        return
+    if opened.pin.signer == signer:
+        return  # verified (a table's or the policy's signer) as the pinned one
     if signer.mode == "keyless" and signer.issuer:
         from skillpack.signing.errors import SignatureError
         from skillpack.signing.policy import SignaturePolicy
 
         kept = replace(
-            given or SignaturePolicy(), cert_identity=signer.identity,
+            _cli_trust(settings) or SignaturePolicy(), cert_identity=signer.identity,
             cert_oidc_issuer=signer.issuer,
         )  # fmt: skip
+        options = settings.registries.get(opened.source)
         try:
-            opened.verified = _check_kept(opened, kept, options, offline)
+            opened.verified = _check_kept(opened, kept, options, settings.offline)
         except SignatureError as exc:
-            raise _signer_refused(opened, pinned, [exc.render().splitlines()[0]]) from None
-        opened.pin = replace(opened.pin, signer=pinned.signer)
+            raise refused([exc.render().splitlines()[0]]) from None
+        opened.pin = replace(opened.pin, signer=signer)
         return
-    raise _signer_refused(opened, pinned, [])
+    raise refused([])
 
 
 def _check_kept(
@@ -1069,6 +1143,35 @@ def _signer_refused(opened: Opened, pinned: SourcePin, details: list[str]) -> Sk
         hint="pass the signer's public key (--key PUBLIC_KEY) to check it, or other "
         "signature options to change who signs it (the upgrade's review shows the change)",
     )
+
+
+def _moved_signer(name: str, old: SourcePin, opened: Opened, settings: Settings) -> None:
+    """Skill ``name``, installed from ``old`` (pinned with a signer), now from another
+    source string: the signer is kept as for an upgrade (:func:`_signed_by`), never
+    dropped because the new source string came without signature options."""
+    signer = old.signer
+    assert signer is not None
+
+    def refused(details: list[str]) -> SkillpackError:
+        return SkillpackError(
+            "INS019",
+            f"{name} was installed from {old.source}, whose pinned signer is {signer.mode} "
+            f"{signer.identity}: {opened.label} is not shown to be signed by it",
+            Location(opened.source),
+            details=details,
+            hint="pass the signer's public key (--key PUBLIC_KEY) to check it, or other "
+            "signature options to change who signs it; nothing was installed",
+        )
+
+    _signed_by(opened, signer, settings, refused)
+
+
+def describe_signer(signer: Signer | None) -> str:
+    """How a review line names a signer."""
+    if signer is None:
+        return "unsigned"
+    issuer = f" ({signer.issuer})" if signer.issuer else ""
+    return f"{signer.mode} {signer.identity}{issuer}"
 
 
 def _kept_signer(pin: SourcePin, old: SourcePin | None) -> SourcePin:
