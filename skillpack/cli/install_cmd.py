@@ -334,18 +334,30 @@ def _print(
                 "upgrades": [
                     {"source": source, **diff.to_json()} for source, diff in report.upgrades
                 ],
+                "signers": [
+                    {"source": source, "old": _signer_json(old), "new": _signer_json(new)}
+                    for source, (old, new) in sorted(report.signers.items())
+                ],
                 "lock": display_path(lock_path),
                 "lock-written": report.lock_written,
                 "notes": report.notes,
             }
         )
         return
+    from skillpack.install.installer import describe_signer
+
+    signers = dict(report.signers)
     for source, diff in report.upgrades:
         print(f"upgrade {source}: {diff.summary()}")
         for line in diff.lines():
             print(f"  {line}")
         for line in review_lines(diff):
             print(f"  {line}")
+        if source in signers:
+            old, new = signers.pop(source)
+            print(f"  ! review: signer {describe_signer(old)} -> {describe_signer(new)}")
+    for source, (old, new) in sorted(signers.items()):  # the same bundle, signed anew
+        print(f"! review: {source}: signer {describe_signer(old)} -> {describe_signer(new)}")
     for note in report.notes:
         print(note)
     pins = {p.source: p for p in report.lock.sources}
@@ -367,6 +379,14 @@ def _print(
         f"{plural(len(report.lock.skills), 'skill')} pinned, {len(changed)} written, "
         f"{unchanged} unchanged; {state}"
     )
+
+
+def _signer_json(signer: object) -> dict[str, str | None] | None:
+    from skillpack.install.lockfile import Signer
+
+    if not isinstance(signer, Signer):
+        return None
+    return {"mode": signer.mode, "identity": signer.identity, "issuer": signer.issuer}
 
 
 def review_lines(diff: object) -> list[str]:

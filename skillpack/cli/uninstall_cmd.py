@@ -55,4 +55,6 @@ def uninstall_command(
         print(f"removed {modified} (modified locally; --force)")
     for kept in report.kept:
         print(f"kept {kept} (not installed by skillpack)")
+    for left in report.left:
+        print(f"left {left} (emptied of what skillpack installed; it holds files it did not)")
     print(f"updated {display_path(lock_path)}")

@@ -34,7 +34,8 @@ CODES: tuple[ErrorCode, ...] = (
               "pointer, not its content."),
     ErrorCode("GIT008", "the tree is over the bounds of a fetch", F,
               "Too many files, too many bytes, a path too long, or a path that cannot be "
-              "published."),
+              "published. A directory source is held to the same bounds before it is built "
+              "(`SKILLPACK_GIT_MAX_FILES`, `SKILLPACK_GIT_MAX_BYTES`)."),
     ErrorCode("GIT009", "the subdirectory is not a directory of the commit", U,
               "Check `#path=DIR` against the repository at that commit."),
     ErrorCode("GIT010", "the ref moved away from the pinned commit", F,

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from skillpack.errors import Location, SkillpackError
 from skillpack.gitsource.git import (
+    Bounds,
     Resolved,
     export_tree,
     fetch_commit,
@@ -80,11 +81,57 @@ def build_tree(root: Path, output: Path, label: str = "") -> None:
 
 def open_directory(path: Path) -> TreeBundle:
     """The directory ``path`` built into the cache (every time: a directory has no pin
-    of its own; the installer compares the bundle's digest with the lock's)."""
+    of its own; the installer compares the bundle's digest with the lock's), once it is
+    found within the bounds of a git fetch (:func:`check_bounds`)."""
     root = path.resolve()
+    check_bounds(root, str(path))
     output = git_cache_dir().parent / "dirs" / f"{_key(str(root))}.skp"
     build_tree(root, output)
     return TreeBundle(output, str(path))
+
+
+def check_bounds(root: Path, label: str, bounds: Bounds | None = None) -> None:
+    """``GIT008`` when the directory ``root`` holds more than a git source may (the
+    :class:`~.git.Bounds`, ``SKILLPACK_GIT_MAX_FILES`` and ``SKILLPACK_GIT_MAX_BYTES``):
+    counted as discovery walks it (dot entries and symbolic links are never entered or
+    followed), every entry and every regular file's size, the walk stopping at the
+    first entry over; nothing is read. A directory source named by a lock (``..``) is
+    never walked without bound."""
+    bounds = bounds or Bounds.from_environ()
+    entries = size = 0
+    stack = [str(root)]
+    while stack:
+        try:
+            listing = os.scandir(stack.pop())
+        except OSError:
+            continue  # discovery reports what it cannot read
+        with listing:
+            for entry in listing:
+                if entry.name.startswith("."):
+                    continue
+                entries += 1
+                if entries > bounds.files:
+                    raise _too_big(label, f"more than {bounds.files} entries (files and "
+                                   "directories)")  # fmt: skip
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        size += entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    continue
+                if size > bounds.bytes:
+                    raise _too_big(label, f"more than {bounds.bytes} bytes of files")
+
+
+def _too_big(label: str, why: str) -> SkillpackError:
+    return SkillpackError(
+        "GIT008",
+        f"{label}: the directory holds {why}, more than a source is built from",
+        Location(label),
+        hint="install a subdirectory that holds only the skills, or raise "
+        "SKILLPACK_GIT_MAX_FILES / SKILLPACK_GIT_MAX_BYTES",
+    )
 
 
 def moved_ref(spec: GitSpec, now: Resolved, pinned: str) -> SkillpackError:

@@ -1,6 +1,8 @@
 """``skillpack install --check``: the installed skills against the install lock.
 
-Every directory the lock records is looked at without following a symbolic link:
+Every directory the lock records is looked at without following a symbolic link, and
+only a regular file is ever opened (a FIFO, a socket or a device where an installed file
+should be is ``modified``, never read: a read would block):
 
 * a copy must hold exactly the locked files (``missing``, ``modified``: another size,
   sha256 or executable bit; ``extra``: anything else, a symlink included);
@@ -72,7 +74,14 @@ class CheckReport:
         }
 
 
-_READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+#: never a link, and never blocking (a FIFO opened to read waits for a writer unless
+#: O_NONBLOCK; the file's type is checked with fstat before a byte is read)
+_READ = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+)
 
 
 def _read_exactly(fd: int, size: int) -> bytes | None:
@@ -89,17 +98,28 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return data if len(data) == size else None
 
 
-def digest_of(path: str, size: int, dir_fd: int | None = None) -> str | None:
-    """sha256 of the regular file at ``path`` (never following a link; relative to
-    ``dir_fd`` when given) when it has ``size`` bytes, else None."""
+def read_regular(path: str, size: int, dir_fd: int | None = None) -> bytes | None:
+    """The bytes of the regular file at ``path`` (never following a link, never
+    blocking on a FIFO or a device; relative to ``dir_fd`` when given) when it has
+    exactly ``size`` of them, else None."""
     try:
         fd = os.open(path, _READ, dir_fd=dir_fd)
     except OSError:
         return None
     try:
-        data = _read_exactly(fd, size)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return _read_exactly(fd, size)
+    except OSError:
+        return None
     finally:
         os.close(fd)
+
+
+def digest_of(path: str, size: int, dir_fd: int | None = None) -> str | None:
+    """sha256 of the regular file at ``path`` (see :func:`read_regular`) when it has
+    ``size`` bytes, else None."""
+    data = read_regular(path, size, dir_fd)
     return None if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
 
 
@@ -119,6 +139,8 @@ def _same_file(path: str, f: LockedFile) -> bool:
         ):
             return False
         data = os.read(fd, f.size + 1) if f.size < _ONE_READ else _read_exactly(fd, f.size)
+    except OSError:
+        return False
     finally:
         os.close(fd)
     return (
@@ -133,11 +155,17 @@ def _same_file(path: str, f: LockedFile) -> bool:
 _ONE_READ = 1 << 20
 
 
-def compare_tree(directory: Path | str, files: Sequence[LockedFile]) -> list[tuple[str, str]]:
+def compare_tree(
+    directory: Path | str, files: Sequence[LockedFile], strict: bool = False
+) -> list[tuple[str, str]]:
     """(kind, path) of every difference between ``directory`` (a real directory) and
     ``files``; empty when it holds exactly them. A directory that should not be there
     lists each entry in it as ``extra`` (``scripts/evil.sh``, not ``scripts``; an empty
-    one is itself); nothing is followed through a link."""
+    one is itself); nothing is followed through a link, and only a regular file is
+    opened (a FIFO, socket, device or link where a file should be is ``modified``).
+    ``strict`` (uninstall): a directory of the skill that cannot be listed raises the
+    ``OSError`` (its files would be taken for missing ones), instead of being taken for
+    missing."""
     wanted = {f.path: f for f in files}
     parents: set[str] = set()
     for path in wanted:
@@ -156,7 +184,9 @@ def compare_tree(directory: Path | str, files: Sequence[LockedFile]) -> list[tup
         prefix, path = stack.pop()
         try:
             entries = os.scandir(path)
-        except OSError:
+        except OSError as exc:
+            if strict and not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+                raise
             if not prefix:
                 return [("missing directory", "")]
             continue
@@ -174,7 +204,9 @@ def compare_tree(directory: Path | str, files: Sequence[LockedFile]) -> list[tup
                     problems.append(("extra", rel))
                     continue
                 present.add(rel)
-                if not same(entry.path, f):
+                # the entry's type from the listing (no system call): a link, a FIFO, a
+                # socket or a device is not the installed file, and is never opened
+                if not entry.is_file(follow_symlinks=False) or not same(entry.path, f):
                     problems.append(("modified", rel))
     if len(present) != len(wanted):
         problems += [("missing", p) for p in wanted if p not in present]
@@ -221,12 +253,14 @@ def _check_skill(lock_skill: InstalledSkill, scope: Scope) -> tuple[list[Drift],
         path = scope.text_of(d.path)
         try:
             st = os.lstat(path)
-        except (FileNotFoundError, NotADirectoryError):
+        except OSError:  # gone (or not to be looked at: a name the system refuses)
             drift.append(Drift(d.path, "missing directory", skill=lock_skill.name))
             continue
         if d.link:
-            if not stat.S_ISLNK(st.st_mode) or os.path.realpath(path) != os.path.realpath(
-                copy_path
+            # a link to the copy; or the copy itself, when this agent directory is a link
+            # to the one holding it (.claude/skills -> ../.agents/skills)
+            if os.path.realpath(path) != os.path.realpath(copy_path) or not (
+                stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode)
             ):
                 drift.append(Drift(d.path, "replaced link", skill=lock_skill.name))
             elif not os.path.isdir(path):
@@ -261,10 +295,14 @@ def check_installed(lock: InstallLock, scope: Scope, jobs: int | None = None) ->
     recorded = {d.path for s in lock.skills for d in s.directories}
     agent_dirs = {scope.agent_dir(a) for a in AGENTS}
     agent_dirs |= {scope.path_of(parent) for parent in {p.rpartition("/")[0] for p in recorded}}
+    from skillpack.errors import SkillpackError
+    from skillpack.install.targets import confined
+
     for directory in sorted(agent_dirs):
         try:
+            confined(directory, scope, reading=True)  # a link elsewhere is not listed
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+        except (OSError, SkillpackError):
             continue
         base = scope.shown(directory) if directory != scope.project else ""
         for entry in entries:

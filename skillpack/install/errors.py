@@ -41,9 +41,15 @@ CODES: tuple[ErrorCode, ...] = (
               "A tag that now names another manifest, or a bundle file rebuilt since it "
               "was pinned. `skillpack install --upgrade SOURCE` moves the pin, showing "
               "what changes."),
-    ErrorCode("INS008", "an agent directory leads outside the project through a symlink", U,
-              "A project install stays inside the project. A link to the agent's own user "
-              "directory (`.claude/skills -> ~/.claude/skills`) is allowed."),
+    ErrorCode("INS008", "an agent directory is a symlink to somewhere that is not an agent "
+              "directory", U,
+              "A project install stays in the project's agent directories: an agent "
+              "directory that is a link (or lies under one) may lead to another agent "
+              "directory of the project (`.claude/skills -> ../.agents/skills`, one "
+              "directory two agents share) or to the agent's own user directory "
+              "(`.claude/skills -> ~/.claude/skills`); a link into `.git`, `src/` or out "
+              "of the project is refused by install, `--frozen`, `--check` and uninstall "
+              "before anything is read or written."),
     ErrorCode("INS009", "a skill's name cannot be a directory name", F,
               "Its frontmatter `name` is missing, or not letters, digits, `.`, `_` and "
               "`-` starting with a letter, a digit or `_` (not `.` or `-`: a hidden "
@@ -53,8 +59,12 @@ CODES: tuple[ErrorCode, ...] = (
               "No SOURCE, no `[[install]]` in the configuration and an empty install lock."),
     ErrorCode("INS011", "the install lock cannot be read", U,
               "Not UTF-8 or TOML, not matching `schemas/install-lock.schema.json`, or "
-              "inconsistent (a skill without a pinned source, a path used twice). Restore "
-              "it from version control, or delete it and install again."),
+              "inconsistent (a skill without a pinned source, a path used twice), or naming "
+              "what no install writes: a directory that is not `AGENT_DIR/NAME`, a file path "
+              "that is not relative and normalized or has a segment over 255 bytes, a "
+              "`skill-path` likewise, a `source` that is an absolute or non-normalized path "
+              "or not an `oci://` or git source as their parsers write it. Restore it from "
+              "version control, or delete it and install again."),
     ErrorCode("INS012", "an upgraded source no longer has a skill installed from it", F,
               "Uninstall the skill first, or keep the pinned version."),
     ErrorCode("INS013", "`install --check` found drift", F,
@@ -81,15 +91,20 @@ CODES: tuple[ErrorCode, ...] = (
               "nothing was written. Keep the changes elsewhere and pass `--force` to "
               "replace them (it says what it replaced)."),
     ErrorCode("INS018", "a file stands where an agent or lock directory must be", U,
-              "`.claude` or `.claude/skills` is a regular file, or `HOME`, "
-              "`XDG_CONFIG_HOME` or an agent's configuration variable (`CLAUDE_CONFIG_DIR`, "
-              "`CODEX_HOME`) names a file: the message names it; nothing was written."),
+              "`.claude` or `.claude/skills` is a regular file, a FIFO, a link to nothing "
+              "or a loop of links, or `HOME`, `XDG_CONFIG_HOME` or an agent's configuration "
+              "variable (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`) names one (or a path under a "
+              "file): the message names it; nothing was written. A global install also "
+              "needs `HOME` to be the absolute path of a directory (an empty `HOME` is "
+              "refused, never taken for `/`)."),
     ErrorCode("INS019", "a source's new bundle is not shown to be signed by its pinned signer", F,
               "The install lock pins who signed the source's bundle; the source now resolves "
               "to another bundle (an upgrade, a rebuilt file) and no signature options were "
               "given. A keyless signer is checked again from the lock; a key's signature "
-              "needs `--key PUBLIC_KEY`. Other signature options change the signer, and the "
-              "upgrade's review shows it."),
+              "needs `--key PUBLIC_KEY`. A skill installed again from another source string "
+              "keeps its pinned signer the same way. Signature options on the command line "
+              "change the signer (the upgrade's review shows it); an `[[install]]` table's "
+              "own signer keys do not."),
     ErrorCode("INS020", "a SOURCE is not a bundle file", U,
               "Give a `.skp` file, a skills directory, an `oci://` reference or a git "
               "source."),
@@ -97,6 +112,12 @@ CODES: tuple[ErrorCode, ...] = (
               "`--from-skills-lock FILE` reads version 1 of the skills CLI's project lock "
               "(`{\"version\": 1, \"skills\": {NAME: {source, sourceType, ...}}}`); the "
               "message names what it could not read. The configuration is not changed."),
+    ErrorCode("INS022", "the system refused to let uninstall look at or remove a skill's "
+              "files", F,
+              "A permission, a name the file system refuses, a directory that cannot be "
+              "listed. Found while planning, before the first delete: nothing was removed. "
+              "Should a delete itself fail, uninstall stops there and the lock keeps every "
+              "skill not removed in full (`skillpack install` restores what is missing)."),
 )  # fmt: skip
 
 register(FAMILY, CODES)

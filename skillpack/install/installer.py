@@ -40,6 +40,7 @@ from skillpack.install.lockfile import (
     InstalledSkill,
     InstallLock,
     LockedFile,
+    Signer,
     SourcePin,
     render_install_lock,
     valid_skill_name,
@@ -103,6 +104,9 @@ class Settings:
     #: the consumer's policy (sources, signers, blocked codes, accepted findings) with
     #: the command line's ``--accept``s
     admission: Policy = field(default_factory=lambda: _default_policy())
+    #: the registry options each opened ``oci://`` source was fetched with (filled by
+    #: the run: a pinned keyless signer is checked again through the same fetch)
+    registries: dict[str, ClientOptions | None] = field(default_factory=dict)
 
 
 def _default_policy() -> Policy:
@@ -135,6 +139,8 @@ class Change:
 class InstallReport:
     changes: list[Change] = field(default_factory=list)
     upgrades: list[tuple[str, ManifestDiff]] = field(default_factory=list)
+    #: each pinned source whose signer changes: (the lock's, the new one; None: unsigned)
+    signers: dict[str, tuple[Signer | None, Signer | None]] = field(default_factory=dict)
     lock_written: bool = False
     lock: InstallLock = field(default_factory=InstallLock)
     notes: list[str] = field(default_factory=list)
@@ -167,10 +173,27 @@ def _upgrade_sources(names: Sequence[str], lock: InstallLock, scope: Scope) -> s
     return chosen
 
 
+#: the options that say how a signature is checked, not who signs
+_TRUST = ("trust_config", "staging", "online")
+
+
 def _policy_for(request: Request | None, settings: Settings) -> SignaturePolicy | None:
-    policy = request.policy if request is not None and request.policy is not None else None
-    if policy is None or not policy.requested:
-        policy = settings.policy
+    """The signature check of ``request``'s source. The command line's signature options
+    are the user's and are never replaced by repository content: when they name a
+    signer (``--key``, ``--cert-identity``, ``--repository``) they are the check of
+    every source, and an ``[[install]]`` table's own signer keys are not used; trust
+    options alone (``--trust-config``, ``--staging``, ``--online``) replace a table's.
+    Without any, the table's keys."""
+    cli = settings.policy if settings.policy is not None and settings.policy.requested else None
+    table = request.policy if request is not None and request.policy is not None else None
+    table = table if table is not None and table.requested else None
+    policy: SignaturePolicy | None
+    if cli is not None and cli.has_signer:
+        policy = cli
+    elif table is not None and cli is not None:  # the user's root of trust, the table's signer
+        policy = replace(table, **{name: getattr(cli, name) for name in _TRUST})
+    else:
+        policy = table or cli
     required = settings.require_signature or (request is not None and request.require_signature)
     if required:
         from skillpack.signing.policy import SignaturePolicy
@@ -178,6 +201,23 @@ def _policy_for(request: Request | None, settings: Settings) -> SignaturePolicy 
         if policy is None or not policy.has_signer:
             (policy or SignaturePolicy()).validate()  # SIG020, worded as verify's and serve's
     return policy if policy is not None and policy.requested else None
+
+
+def _cli_names_signer(settings: Settings) -> bool:
+    """Whether the command line's signature options say who signs (they may move a
+    pinned signer)."""
+    return settings.policy is not None and settings.policy.has_signer
+
+
+def _cli_trust(settings: Settings) -> SignaturePolicy | None:
+    """The command line's trust options alone (``--trust-config``...): what checks a
+    pinned keyless signer again. A table's are not used for it."""
+    cli = settings.policy
+    if cli is None or not any(getattr(cli, name) for name in _TRUST):
+        return None
+    from skillpack.signing.policy import SignaturePolicy
+
+    return SignaturePolicy(**{name: getattr(cli, name) for name in _TRUST})
 
 
 def _absolute(key: str, project: Path) -> str:
@@ -235,6 +275,14 @@ def _open_all(
         if earlier is None:
             wanted[key] = request
         keyed.append((key, request))
+        if (
+            request.declared
+            and request.policy is not None
+            and request.policy.has_signer
+            and (_cli_names_signer(settings))
+        ):
+            log(f"note: {key}: the signature options given replace the signer of its "
+                f"[[install]] table ({request.where or 'the configuration'})")  # fmt: skip
     if upgrade is not None:
         for key in upgrade:
             wanted.setdefault(key, None)
@@ -281,7 +329,8 @@ def _open_all(
                 follow=upgrade is not None and key in upgrade,
                 log=log,
             )
-            _keep_the_signer(opened[key], pinned, policy, registry(asked), settings.offline)
+            settings.registries[key] = registry(asked) if is_reference(key) else None
+            _keep_the_signer(opened[key], pinned, settings)
     except BaseException:
         for source in opened.values():
             source.close()
@@ -374,6 +423,28 @@ def _merge_targets(old: Iterable[Target], new: Iterable[Target]) -> tuple[Target
 
 
 # --- 3. checks -------------------------------------------------------------------------------
+def _upgraded_skills(
+    names: Sequence[str],
+    lock: InstallLock,
+    placements: Mapping[str, Placement],
+    opened: Mapping[str, Opened],
+    scope: Scope,
+) -> set[str]:
+    """What ``--upgrade NAME...`` writes: the skills named, every skill of a source
+    named, and every skill of a source whose pin moves."""
+    skills = {s.name for s in lock.skills}
+    sources = {source_key(n, scope.project) if n else n for n in names if n not in skills}
+    out: set[str] = set()
+    for name, placement in placements.items():
+        pin = lock.source(placement.source)
+        source = opened.get(placement.source)
+        now = source.pin.bundle_digest if source is not None else None
+        moved = now is not None and (pin is None or now != pin.bundle_digest)
+        if name in names or placement.source in sources or moved:
+            out.add(name)
+    return out
+
+
 def _check_conflicts(placements: Mapping[str, Placement]) -> None:
     from skillpack.source.paths import collision_key
 
@@ -494,6 +565,7 @@ class _Writer:
         self.kinds = kinds  #: what was at each skill directory before any write
         self.changes: list[Change] = []
         self.notes: list[str] = []
+        self._done: dict[str, str] = {}  #: each copy written (by real path), and how
         self._containers: dict[Path, Path] = {}
         self._pending: list[_Fill] = []
         self._pending_bytes = 0
@@ -538,7 +610,8 @@ class _Writer:
         self._containers.clear()
 
     def _check_ours(self, directory: Path, shown: str, name: str, before: str) -> None:
-        if shown not in self.managed and before != "missing":
+        ours = shown in self.managed or str(directory) in self.managed
+        if not ours and before != "missing":
             if not self.force:
                 raise _in_the_way(directory, shown, name)
             self.notes.append(f"replaced {shown} (not installed by skillpack) with {name}")
@@ -546,14 +619,18 @@ class _Writer:
     def copy(self, path: str, shown: str, want: _Want) -> str:
         """Make ``directory`` (the lock's ``shown``) hold exactly ``want``; return what was
         done."""
-        before = self.kinds.get(path) or _kind(path)
+        done = self._done.get(path)
+        if done is not None:  # the same directory through another agent directory
+            return done
+        before = self.kinds.get(path) or _kind(path, shown)
         if before == "directory" and path in self.right:
+            self._done[path] = "unchanged"
             return "unchanged"
         directory = Path(path)
         self._check_ours(directory, shown, want.name, before)
         if before == "missing":
             action = "installed"
-        elif shown not in self.managed or before != "directory":
+        elif (shown not in self.managed and path not in self.managed) or before != "directory":
             action = "replaced"
         elif self.previous.get(want.name) == want.files:
             action = "repaired"  # the same files as before: local changes undone
@@ -565,6 +642,7 @@ class _Writer:
         self._pending_bytes += sum(len(f.data) for f in files)
         if self._pending_bytes > FLUSH_BYTES:
             self.flush()
+        self._done[path] = action
         return action
 
     def link(self, name: str, path: str, shown: str, target: str) -> str:
@@ -572,7 +650,7 @@ class _Writer:
         what was done."""
         from skillpack._internal.fstree import swap_into_place
 
-        before = self.kinds.get(path) or _kind(path)
+        before = self.kinds.get(path) or _kind(path, shown)
         if before == "link" and os.readlink(path) == target:
             return "unchanged"
         self.flush()  # the copy it leads to is in place first
@@ -585,11 +663,16 @@ class _Writer:
         return "linked" if before == "missing" else "relinked"
 
 
-def _kind(path: Path | str) -> str:
+def _kind(path: Path | str, shown: str) -> str:
+    """What is at a skill directory: ``missing``, ``link``, ``directory`` or ``file``
+    (any other entry: a FIFO, a socket, a device); ``INS016`` when the system refuses
+    to say."""
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return "missing"
+    except OSError as exc:
+        raise _cannot_write(shown, *_reason(exc)) from None
     if stat.S_ISLNK(st.st_mode):
         return "link"
     if stat.S_ISDIR(st.st_mode):
@@ -729,13 +812,21 @@ def _place(
                                   old.link or placement.link)  # fmt: skip
         elif old is not None:
             # the skill from another source: every directory it was installed in is
-            # rewritten from the new one and stays recorded (none is left unmanaged)
+            # rewritten from the new one and stays recorded (none is left unmanaged); a
+            # signer pinned for the old source is kept (INS019 unless shown)
             merged = _merge_targets(old.targets, placement.targets)
             placement = Placement(name, placement.source, placement.skill_path, merged,
                                   old.link or placement.link)  # fmt: skip
+            was_pin, now = lock.source(old.source), opened[placement.source]
+            if was_pin is not None and was_pin.signer is not None:
+                _moved_signer(name, was_pin, now, settings)
             shown = ", ".join(sorted(settings.scope.shown(t.directory) for t in merged))
+            signer = ""
+            if was_pin is not None and was_pin.signer != now.pin.signer:
+                signer = (f"; signer {describe_signer(was_pin.signer)} -> "
+                          f"{describe_signer(now.pin.signer)}")  # fmt: skip
             report.notes.append(
-                f"{name}: now from {placement.source} (was {old.source}), in {shown}"
+                f"{name}: now from {placement.source} (was {old.source}), in {shown}{signer}"
             )
         placements[name] = placement
     if settings.frozen:
@@ -761,22 +852,39 @@ def _place(
         if placement.link:
             resolved.setdefault(scope.canonical_dir, confined(scope.canonical_dir, scope))
     places = _Where(scope, resolved)
+    # the lock's directories by where they are (two agent directories may be one, the
+    # one a link to the other: .claude/skills -> ../.agents/skills)
+    managed_real = {
+        places.of(scope.path_of(d.path.rpartition("/")[0]), s.name)[0]
+        for s in lock.skills
+        for d in s.directories
+    }
     kinds: dict[str, str] = {}  # what is at each skill directory now (lstat, once)
     for placement in placements.values():
         for directory in _skill_dirs(placement, scope):
             path, shown = places.of(directory, placement.name)
-            kinds[path] = kind = _kind(path)
-            if kind != "missing" and shown not in managed and not settings.force:
+            kinds[path] = kind = _kind(path, shown)
+            ours = shown in managed or path in managed_real
+            if kind != "missing" and not ours and not settings.force:
                 raise _in_the_way(path, shown, placement.name)
-    # upgrades: what changes, shown before it is applied
+    # upgrades: what changes, shown before it is applied (a signer that changes too)
     if settings.upgrade is not None:
         report.upgrades = _upgrade_diffs(lock, placements, opened, scope)
+    for key, source in sorted(opened.items()):
+        pinned = lock.source(key)
+        now_signer = _kept_signer(source.pin, pinned).signer
+        if pinned is not None and pinned.signer != now_signer:
+            report.signers[key] = (pinned.signer, now_signer)
     # write
     remove_leftovers(resolved.values())
     previous = {s.name: s for s in lock.skills}
     # a SOURCE named on the command line writes only the skills it asks for: another
-    # installed skill is left as it is (drifted or not) and keeps its lock entry
+    # installed skill is left as it is (drifted or not) and keeps its lock entry; so
+    # does --upgrade NAME (a skill, or a source), but for the other skills of a source
+    # whose pin moves (the lock pins a source once)
     touched = set(asked) if given and settings.upgrade is None else None
+    if settings.upgrade:
+        touched = _upgraded_skills(settings.upgrade, lock, placements, opened, scope)
     active = {n: p for n, p in placements.items() if touched is None or n in touched}
     wants: dict[str, _Want] = {}
     for name, placement in sorted(active.items()):
@@ -795,12 +903,12 @@ def _place(
             assert entry is not None
             files = _locked_files(entry)
         wants[name] = _Want(name, files, source, placement.skill_path, str(settings.lock_path))
-    copies = [
-        (path, wants[p.name].files)
+    copies = list({
+        path: (path, wants[p.name].files)
         for p in active.values()
         for path in _copy_paths(p, places)
         if kinds.get(path) == "directory"
-    ]
+    }.values())  # fmt: skip
     right = _already_right(copies)
     # every skill that a copy will be written for is checked against its bundle before
     # the first write (not when its turn comes: an earlier skill would be written)
@@ -811,7 +919,7 @@ def _place(
     _admit(wants, active, places, right, settings, report)
     writer = _Writer(
         settings.force,
-        managed,
+        managed | managed_real,
         right,
         {name: s.files for name, s in previous.items()},
         kinds,
@@ -863,17 +971,31 @@ def _keep_local_work(
     from skillpack.install.drift import compare_tree
 
     lost: list[str] = []
+    seen: set[str] = set()
     for name, placement in sorted(placements.items()):
         was = previous.get(name)
         if was is None:
             continue
+        links = {d.path: d.link for d in was.directories}
+        copy_real = places.of(places.scope.path_of(was.copy.path.rpartition("/")[0]), name)[0]
         # every directory of the skill, the links' too: a directory of one's own where
-        # the link was, or a file where a skill directory was, is local work as well
+        # the link was, a link of one's own where a copy was (or one leading elsewhere
+        # where a link was), or a file where a skill directory was, is local work as well
         for directory in _skill_dirs(placement, places.scope):
             path, shown = places.of(directory, name)
-            if kinds.get(path) == "file":
+            if path in seen:  # one directory, reached through two agent directories
+                continue
+            seen.add(path)
+            kind = kinds.get(path)
+            if kind == "file":
                 lost.append(f"extra: {shown}")
-            if path in right or kinds.get(path) != "directory":
+            if (
+                kind == "link"
+                and shown in links
+                and (not links[shown] or os.path.realpath(path) != copy_real)
+            ):
+                lost.append(f"replaced by a link: {shown} -> {_target(path)}")
+            if path in right or kind != "directory":
                 continue
             lost += [
                 f"{kind}: {shown}/{rel}" if rel else f"{kind}: {shown}"
@@ -893,6 +1015,13 @@ def _keep_local_work(
         hint="copy them elsewhere (install --check lists them), then 'skillpack install "
         "--force' replaces them with the pinned files",
     )
+
+
+def _target(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
 
 
 def _admit(
@@ -931,40 +1060,52 @@ def _admit(
                     "nothing was installed")  # fmt: skip
 
 
-def _keep_the_signer(
-    opened: Opened,
-    pinned: SourcePin | None,
-    given: SignaturePolicy | None,
-    options: ClientOptions | None,
-    offline: bool,
-) -> None:
+def _keep_the_signer(opened: Opened, pinned: SourcePin | None, settings: Settings) -> None:
     """A pinned signer is part of the pin: a source that now resolves to another bundle
-    must be signed by it (``INS019`` otherwise) unless signature options given now name
-    who signs it (the review then shows the change). A keyless signer is checked again
-    from the lock (with any trust options given, ``--trust-config``): against the
-    signature beside a file, or an ``oci://`` source's referrers through the one
-    verified fetch; a key's signature needs its public key (``--key``)."""
+    must be signed by it (``INS019`` otherwise) unless the command line's signature
+    options name who signs it now (the review then shows the change); an
+    ``[[install]]`` table's keys or a policy file never move it. The new bundle passes
+    when the signer it was verified for is the pinned one; else a keyless signer is
+    checked again from the lock (with the command line's trust options,
+    ``--trust-config``): against the signature beside a file, or an ``oci://`` source's
+    referrers through the one verified fetch; a key's signature needs its public key
+    (``--key``)."""
     if pinned is None or pinned.signer is None:
         return
-    moved = opened.pin.bundle_digest != pinned.bundle_digest
-    if not moved or (given is not None and given.has_signer):
+    if opened.pin.bundle_digest == pinned.bundle_digest:
         return  # the same bundle keeps its signer in the lock (_kept_signer)
-    signer = pinned.signer
+    _signed_by(opened, pinned.signer, settings, lambda details: _signer_refused(
+        opened, pinned, details))  # fmt: skip
+
+
+def _signed_by(
+    opened: Opened,
+    signer: Signer,
+    settings: Settings,
+    refused: Callable[[list[str]], SkillpackError],
+) -> None:
+    """``opened`` shown to be signed by ``signer`` (its pin then records it), unless
+    the command line names the signer; ``refused(details)`` otherwise."""
+    if _cli_names_signer(settings):
+        return
+    if opened.pin.signer == signer:
+        return  # verified (a table's or the policy's signer) as the pinned one
     if signer.mode == "keyless" and signer.issuer:
         from skillpack.signing.errors import SignatureError
         from skillpack.signing.policy import SignaturePolicy
 
         kept = replace(
-            given or SignaturePolicy(), cert_identity=signer.identity,
+            _cli_trust(settings) or SignaturePolicy(), cert_identity=signer.identity,
             cert_oidc_issuer=signer.issuer,
         )  # fmt: skip
+        options = settings.registries.get(opened.source)
         try:
-            opened.verified = _check_kept(opened, kept, options, offline)
+            opened.verified = _check_kept(opened, kept, options, settings.offline)
         except SignatureError as exc:
-            raise _signer_refused(opened, pinned, [exc.render().splitlines()[0]]) from None
-        opened.pin = replace(opened.pin, signer=pinned.signer)
+            raise refused([exc.render().splitlines()[0]]) from None
+        opened.pin = replace(opened.pin, signer=signer)
         return
-    raise _signer_refused(opened, pinned, [])
+    raise refused([])
 
 
 def _check_kept(
@@ -1002,6 +1143,35 @@ def _signer_refused(opened: Opened, pinned: SourcePin, details: list[str]) -> Sk
         hint="pass the signer's public key (--key PUBLIC_KEY) to check it, or other "
         "signature options to change who signs it (the upgrade's review shows the change)",
     )
+
+
+def _moved_signer(name: str, old: SourcePin, opened: Opened, settings: Settings) -> None:
+    """Skill ``name``, installed from ``old`` (pinned with a signer), now from another
+    source string: the signer is kept as for an upgrade (:func:`_signed_by`), never
+    dropped because the new source string came without signature options."""
+    signer = old.signer
+    assert signer is not None
+
+    def refused(details: list[str]) -> SkillpackError:
+        return SkillpackError(
+            "INS019",
+            f"{name} was installed from {old.source}, whose pinned signer is {signer.mode} "
+            f"{signer.identity}: {opened.label} is not shown to be signed by it",
+            Location(opened.source),
+            details=details,
+            hint="pass the signer's public key (--key PUBLIC_KEY) to check it, or other "
+            "signature options to change who signs it; nothing was installed",
+        )
+
+    _signed_by(opened, signer, settings, refused)
+
+
+def describe_signer(signer: Signer | None) -> str:
+    """How a review line names a signer."""
+    if signer is None:
+        return "unsigned"
+    issuer = f" ({signer.issuer})" if signer.issuer else ""
+    return f"{signer.mode} {signer.identity}{issuer}"
 
 
 def _kept_signer(pin: SourcePin, old: SourcePin | None) -> SourcePin:
@@ -1100,6 +1270,10 @@ def _write_placement(
             if target.directory == canonical:
                 continue
             path, shown = where.of(target.directory, name)
+            if path == real_canonical:  # its agent directory is a link to the copy's
+                writer.changes.append(Change(name, shown, action))
+                records.append(InstalledDir(shown, target.agents, link=True))
+                continue
             relative = os.path.relpath(real_canonical, where.real[target.directory])
             with _writing(shown):
                 action = writer.link(name, path, shown, relative)
@@ -1157,8 +1331,11 @@ def _installed_entry(skill: InstalledSkill, scope: Scope) -> SkillEntry:
     copy = scope.path_of(skill.copy.path)
     head = skill.files[0]
     with contextlib.suppress(OSError, SkillpackError, ValueError):
-        data = (copy / head.path).read_bytes()
-        if sha256_digest(data) == head.digest:
+        from skillpack.install.drift import read_regular
+
+        # never through a link, never blocking on a FIFO: only the locked bytes
+        data = read_regular(str(copy / head.path), head.size)
+        if data is not None and sha256_digest(data) == head.digest:
             from skillpack.source.frontmatter import parse_skill_md
 
             frontmatter = dict(parse_skill_md(data).data)

@@ -44,6 +44,8 @@ another layout) is parsed with tomllib and checked against
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -54,12 +56,10 @@ from skillpack._internal.digest import DIGEST_RE
 from skillpack._internal.toml import toml_string
 from skillpack.bundle.zipformat import MAX_ENTRIES, MAX_OFFSET
 from skillpack.errors import Location, SkillpackError
-from skillpack.source.paths import unsafe_published_path  # files come out of bundles
+from skillpack.install.targets import LOCK_FILE as LOCK_FILE
+from skillpack.install.targets import Scope, confined
+from skillpack.source.paths import unsafe_path, unsafe_published_path  # out of bundles
 
-#: an install.targets.Scope (not imported: targets sits beside this module, a cycle)
-Scope = Any
-
-LOCK_FILE = "skillpack-install.lock"
 LOCK_VERSION = "1.0"
 SCHEMA = "install-lock.schema.json"
 
@@ -377,6 +377,9 @@ def _check(lock: InstallLock, where: str, file_digests_checked: bool = False) ->
     if len(pinned) != len(lock.sources):
         raise _error("pins a source twice", where)
     for pin in lock.sources:
+        problem = source_problem(pin.source)
+        if problem is not None:
+            raise _error(f"'s source {pin.source!r}: {problem}", where)
         for digest in (pin.bundle_digest, pin.manifest_digest):
             if digest is not None and not DIGEST_RE.fullmatch(digest):
                 raise _error(f"'s source {pin.source!r}: malformed digest {digest!r}", where)
@@ -392,6 +395,10 @@ def _check(lock: InstallLock, where: str, file_digests_checked: bool = False) ->
         names.add(skill.name)
         if skill.source not in pinned:
             raise _error(f"{what}: its source {skill.source!r} is not pinned", where)
+        bad_path = unsafe_path(skill.skill_path) if isinstance(skill.skill_path, str) else None
+        if bad_path is not None or _too_long(skill.skill_path):
+            why = bad_path[1] if bad_path is not None else "has a segment over 255 bytes"
+            raise _error(f"{what}: skill-path {skill.skill_path!r} {why}", where)
         copies = [d for d in skill.directories if not d.link]
         linked = len(copies) != len(skill.directories)
         if not copies or (linked and len(copies) != 1) or not skill.files:
@@ -413,6 +420,10 @@ def _check(lock: InstallLock, where: str, file_digests_checked: bool = False) ->
             if unsafe_published_path(f.path) or f.path in paths or not digest_ok(f.digest):
                 raise _error(f"{what}: file {f.path!r} is unsafe, listed twice or has a "
                              "malformed digest", where)  # fmt: skip
+            if _too_long(f.path):
+                raise _error(f"{what}: file {f.path!r} has a segment over {NAME_MAX} bytes, "
+                             f"or is over {PATH_MAX} bytes: no file system holds it",
+                             where)  # fmt: skip
             if not 0 <= f.size <= MAX_FILE_SIZE:
                 raise _error(f"{what}: file {f.path!r} has size {f.size}, more than a "
                              f"bundle's file can have ({MAX_FILE_SIZE})", where)  # fmt: skip
@@ -427,10 +438,70 @@ def _files_ok(files: tuple[LockedFile, ...], safe: set[str], digests_checked: bo
         return False
     for path in paths:
         if path not in safe:
-            if unsafe_published_path(path):
+            if unsafe_published_path(path) or _too_long(path):
                 return False
             safe.add(path)
     return digests_checked or all(map(DIGEST_RE.fullmatch, digests))
+
+
+#: the longest name of one path segment (``NAME_MAX``), and of a whole file path in a
+#: skill (below ``PATH_MAX``), in bytes: what the lock lists must be a path the system
+#: can open, or uninstall would stop half-way (ENAMETOOLONG)
+NAME_MAX = 255
+PATH_MAX = 4095
+
+
+def _too_long(path: str) -> bool:
+    """Whether ``path`` has a segment over :data:`NAME_MAX` bytes or is over
+    :data:`PATH_MAX` (UTF-8)."""
+    if len(path) <= NAME_MAX and path.isascii():
+        return False
+    data = path.encode("utf-8", "surrogatepass")
+    return len(data) > PATH_MAX or any(len(s) > NAME_MAX for s in data.split(b"/"))
+
+
+def source_problem(source: str) -> str | None:
+    """Why ``source`` cannot be a pinned source of the lock, else None: an ``oci://``
+    reference or a git source in the form their parsers give (what the installer
+    writes), or a file or directory path relative to the project, ``/``-separated and
+    normalized (leading ``..`` segments name a file outside the project, by design);
+    never absolute (but on Windows, a path on another drive), with a NUL, a control
+    character or a backslash, or with ``.`` or ``..`` inside it."""
+    if not isinstance(source, str) or not source:
+        return "is empty"
+    if _CONTROL.search(source):
+        return "contains a control character"
+    if source.startswith("oci://"):
+        from skillpack.errors import SkillpackError as Refused
+        from skillpack.registry.reference import parse_reference
+
+        try:
+            normal = str(parse_reference(source))
+        except (Refused, ValueError):
+            return "is not an oci:// reference"
+        return None if normal == source else f"is not in its normal form ({normal!r})"
+    if source.startswith(("git+", "github:")):
+        from skillpack.errors import SkillpackError as Refused
+        from skillpack.gitsource.spec import parse_git_source
+
+        try:
+            key = parse_git_source(source).key
+        except (Refused, ValueError):
+            return "is not a git source"
+        return None if key == source else f"is not in its normal form ({key!r})"
+    if "\\" in source and os.name != "nt":
+        return "contains a backslash"
+    if source.startswith("/") or os.path.isabs(source):
+        if os.name == "nt" and _DRIVE.match(source):
+            return None  # another drive: only an absolute path names it
+        return "is an absolute path (a file source is pinned relative to the project)"
+    if posixpath.normpath(source) != source or _too_long(source):
+        return "is not a normalized relative path (no '.', '..' inside, '//' or trailing '/')"
+    return None
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
 
 
 #: the most a bundle (format 1, a zip without ZIP64) can hold: files, and bytes of one
@@ -477,6 +548,21 @@ def check_scope(lock: InstallLock, scope: Scope, where: str) -> None:
                     where,
                     [f"expected one of: {', '.join(sorted(allowed))}"],
                 )
+    confine_agent_dirs(lock, scope)
+
+
+def confine_agent_dirs(lock: InstallLock, scope: Scope) -> None:
+    """Every agent directory the lock names, checked before anything in it is read
+    (:func:`~skillpack.install.targets.confined`): a link that leads anywhere but to an
+    agent directory (``.windsurf/skills -> ../.git``) is ``INS008``, a loop of links
+    ``INS018``; a file in the way reads as a missing directory."""
+    seen: set[str] = set()
+    for skill in lock.skills:
+        for d in skill.directories:
+            parent = d.path.rpartition("/")[0]
+            if parent not in seen:
+                seen.add(parent)
+                confined(scope.path_of(parent), scope, reading=True)
 
 
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")

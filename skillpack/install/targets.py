@@ -8,16 +8,22 @@ one copy. Without ``--agent``, the agents whose directories already exist are ch
 (for a shared directory, the first agent of the table that installs there: the
 universal ``.agents/skills`` is ``universal``).
 
-A project install stays inside the project: an agent directory reached through a
-symbolic link that leads outside the project is refused (``INS008``), unless the link
-leads to that agent's own user directory (``.claude/skills -> ~/.claude/skills``).
+A project install stays in the agent directories: an agent directory reached through a
+symbolic link is refused (``INS008``) unless the link leads to another agent directory
+of the project (``.claude/skills -> ../.agents/skills``: one directory that two agents
+share) or to that agent's own user directory (``.claude/skills -> ~/.claude/skills``);
+a link into ``.git``, ``src/`` or out of the project never is. A loop of links is
+``INS018``. A global install needs ``HOME`` to be the absolute path of a directory
+(``INS018`` otherwise: an empty ``HOME`` never makes ``/`` the home directory).
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
 import functools
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +37,8 @@ if TYPE_CHECKING:
 
 #: the prefix of the staging directories an install makes inside an agent directory
 STAGING_PREFIX = ".skillpack-install-"
+#: the install lock's name (:mod:`.lockfile` reads and writes it)
+LOCK_FILE = "skillpack-install.lock"
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,9 @@ class Scope:
     project: Path  #: the project directory; for a global install, the user's home
     global_: bool
     environ: Mapping[str, str]
-    home: Path
+    #: the user's home directory; None when ``HOME`` is empty or relative (a project
+    #: install then allows no link to a user directory; a global one is refused)
+    home: Path | None
 
     @classmethod
     def project_scope(cls, project: Path, environ: Mapping[str, str] | None = None) -> Scope:
@@ -49,8 +59,19 @@ class Scope:
 
     @classmethod
     def global_scope(cls, environ: Mapping[str, str] | None = None) -> Scope:
+        """The user's directories: ``HOME`` must be the absolute path of a directory
+        (``INS018`` otherwise, before anything is read or written)."""
         environ = os.environ if environ is None else environ
         home = _home(environ)
+        if home is None:
+            raise _bad_home("HOME", environ.get("HOME", ""), "is not an absolute path")
+        blocked = _blocked(home)
+        if blocked is not None:
+            path, why = blocked
+            where = "it" if path == str(home) else path
+            raise _bad_home("HOME", str(home), f"cannot be the home directory: {where} is {why}")
+        if not os.path.isdir(home):
+            raise _bad_home("HOME", str(home), "does not exist")
         return cls(home, True, environ, home)
 
     def agent_dir(self, agent: Agent) -> Path:
@@ -58,6 +79,13 @@ class Scope:
         if self.global_:
             return agent.global_path(self.environ, self.home)
         return self.project / agent.project_dir
+
+    @functools.cached_property
+    def agent_reals(self) -> frozenset[str]:
+        """The agent directories of a project install, their links resolved: where an
+        agent directory that is a link may lead (one agent directory shared by two)."""
+        real = os.path.realpath(self.project)
+        return frozenset(os.path.join(real, a.project_dir) for a in AGENTS)
 
     def shown(self, path: Path) -> str:
         """How the install lock records ``path``: relative to the project, ``/``-separated
@@ -82,13 +110,32 @@ class Scope:
     def canonical_dir(self) -> Path:
         """Where ``--link`` keeps each skill's one copy: ``.agents/skills`` of the
         project, or ``~/.agents/skills``."""
-        base = self.home if self.global_ else self.project
+        base = self.home if self.global_ and self.home is not None else self.project
         return base / UNIVERSAL_DIR
 
 
-def _home(environ: Mapping[str, str]) -> Path:
-    home = environ.get("HOME", "").strip()
-    return Path(home) if home else Path.home()
+def _home(environ: Mapping[str, str]) -> Path | None:
+    """``HOME`` when it is an absolute path (unset: the password database's); None when
+    it is set but empty or relative (``expanduser`` would make ``''`` the root)."""
+    if "HOME" in environ:
+        text = environ["HOME"]
+        return Path(text) if text and os.path.isabs(text) else None
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):
+        return None
+    return home if home.is_absolute() else None
+
+
+def _bad_home(name: str, value: str, why: str) -> SkillpackError:
+    return SkillpackError(
+        "INS018",
+        f"{name}={value!r} {why}: a global install needs it to name a directory",
+        Location(value or name),
+        hint=f"set {name} to the absolute path of an existing directory (or install into "
+        "the project, without --global); nothing was written",
+        exit_code=EXIT_USAGE,
+    )
 
 
 @dataclass(frozen=True)
@@ -144,6 +191,46 @@ def _agent_home(agent: Agent, scope: Scope) -> Path:
     return agent.global_path(scope.environ, scope.home).parent
 
 
+def _blocked(path: Path | str) -> tuple[str, str] | None:
+    """(entry, why) when ``path`` cannot be (or be made) a directory: the nearest of it
+    and its parents that exists is not a directory (a file, a FIFO, a device), is a
+    symbolic link to nothing (a directory cannot be made through it) or a loop of
+    links, or cannot be looked at; None when that one is a directory."""
+    current = os.path.abspath(path)
+    while True:
+        try:
+            st = os.stat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            if os.path.islink(current):
+                try:
+                    target = os.readlink(current)
+                except OSError:
+                    target = "?"
+                return current, f"a symbolic link to {target!r}, which does not exist"
+            parent = os.path.dirname(current)
+            if parent == current:
+                return None
+            current = parent
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return current, "a loop of symbolic links"
+            return current, exc.strerror or str(exc)
+        if stat.S_ISDIR(st.st_mode):
+            return None
+        return current, _what(st.st_mode)
+
+
+def _what(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, not a directory"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a directory"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a directory"
+    return "not a directory"
+
+
 def targets(agents: Sequence[Agent], scope: Scope) -> list[Target]:
     """The directories of ``agents`` in ``scope``, each once, in path order."""
     by_dir: dict[Path, list[str]] = {}
@@ -155,10 +242,9 @@ def targets(agents: Sequence[Agent], scope: Scope) -> list[Target]:
 def can_hold_directories(directory: Path, shown: str, what: str = "an agent directory") -> None:
     """Refuse (``INS018``, exit 2) a ``directory`` that exists and is not one, or one
     that cannot be made because a component of its path is a file (``.claude`` a file,
-    ``HOME`` naming a file): before anything is written, never a traceback."""
-    from skillpack._internal.fsutil import not_a_directory
-
-    culprit = not_a_directory(directory)
+    ``HOME`` naming a file, a FIFO), a link to nothing or a loop of links: before
+    anything is written, never a traceback."""
+    culprit = _blocked(directory)
     if culprit is not None:
         path, why = culprit
         raise _not_a_directory(directory, shown, what, Path(path), why)
@@ -172,37 +258,67 @@ def _not_a_directory(
         "INS018",
         f"{shown} cannot be {what}: {where} is {why}",
         Location(str(culprit)),
-        hint="move the file away (or fix HOME, XDG_CONFIG_HOME or the agent's "
-        "configuration variable), then install again",
+        hint="move the file (or link) away, or fix HOME, XDG_CONFIG_HOME or the agent's "
+        "configuration variable; nothing was written",
         exit_code=EXIT_USAGE,
     )
 
 
-def confined(directory: Path, scope: Scope) -> Path:
-    """``directory`` with its symbolic links resolved, refused (``INS008``) when a
-    project install would leave the project through one (unless it leads to the user
-    directory of an agent that reads ``directory``), or (``INS018``) when a file stands
-    where it or one of its parents must be a directory."""
-    can_hold_directories(directory, scope.shown(directory))
+def confined(directory: Path, scope: Scope, *, reading: bool = False) -> Path:
+    """``directory`` (an agent directory) with its symbolic links resolved, checked
+    before anything in it is read or written:
+
+    * a loop of links on its path is ``INS018``;
+    * in a project install, a link on its path must lead to an agent directory of the
+      project (``.claude/skills -> ../.agents/skills``) or to the user directory of an
+      agent that reads ``directory`` (``.claude/skills -> ~/.claude/skills``); anywhere
+      else (``.git``, ``src/``, out of the project) is ``INS008``;
+    * a global install's directory must be an absolute path (``CLAUDE_CONFIG_DIR=rel``
+      is ``INS018``);
+    * unless ``reading`` (``--check`` and ``uninstall``, which read a file in the way as
+      a missing directory), a file where it or one of its parents must be a directory
+      is ``INS018``."""
+    shown = scope.shown(directory)
+    try:
+        os.stat(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as exc:
+        culprit = _blocked(directory) or (str(directory), exc.strerror or str(exc))
+        raise _not_a_directory(directory, shown, "an agent directory", Path(culprit[0]),
+                               culprit[1]) from None  # fmt: skip
+    if scope.global_ and not directory.is_absolute():
+        raise _not_a_directory(directory, shown, "an agent directory", directory,
+                               "not an absolute path (check the agent's configuration "
+                               "variable)")  # fmt: skip
     real = Path(os.path.realpath(directory))
-    if scope.global_:
-        return real
+    if not scope.global_ and str(real) not in scope.agent_reals:
+        allowed = {
+            os.path.realpath(a.global_path(scope.environ, scope.home))
+            for a in AGENTS
+            if scope.home is not None and scope.project / a.project_dir == directory
+        }
+        if str(real) not in allowed:
+            raise _linked_away(directory, shown, real, scope)
+    if not reading:
+        can_hold_directories(real, shown)
+    return real
+
+
+def _linked_away(directory: Path, shown: str, real: Path, scope: Scope) -> SkillpackError:
     project = Path(os.path.realpath(scope.project))
     if real == project or project in real.parents:
-        return real
-    allowed = {
-        Path(os.path.realpath(a.global_path(scope.environ, scope.home)))
-        for a in AGENTS
-        if scope.project / a.project_dir == directory
-    }
-    if real in allowed:
-        return real
-    raise SkillpackError(
+        where = f"to {real.relative_to(project).as_posix() or '.'}, which is not an agent directory"
+        why = "an agent directory may only be a link to another agent directory of the project"
+    else:
+        where = f"outside the project (to {real})"
+        why = "a project install stays inside the project"
+    return SkillpackError(
         "INS008",
-        f"{scope.shown(directory)} leads outside the project (to {real}) through a "
-        "symbolic link; a project install stays inside the project",
+        f"{shown} leads through a symbolic link {where}; {why}: nothing was read or written",
         Location(str(directory)),
-        hint="remove the link, point it inside the project, or install with --global",
+        hint="remove the link, point it at an agent directory (.claude/skills -> "
+        "../.agents/skills), or install with --global",
     )
 
 
@@ -210,7 +326,10 @@ def user_config_dir(scope: Scope) -> Path:
     """Where a global install keeps its lock: ``$XDG_CONFIG_HOME/skillpack`` (default
     ``~/.config/skillpack``)."""
     base = scope.environ.get("XDG_CONFIG_HOME", "").strip()
-    return (Path(base) if base else scope.home / ".config") / "skillpack"
+    if base and os.path.isabs(base):  # a relative one is ignored (the XDG specification)
+        return Path(base) / "skillpack"
+    assert scope.home is not None  # a global scope has one
+    return scope.home / ".config" / "skillpack"
 
 
 def install_scope(global_: bool, config: Path | None) -> tuple[Scope, Config | None, Path]:
@@ -218,7 +337,6 @@ def install_scope(global_: bool, config: Path | None) -> tuple[Scope, Config | N
     and the lock in :func:`user_config_dir`; or the project of the configuration found
     from the working directory (``config`` names it), the lock beside it; or, without
     one, the working directory."""
-    from skillpack.install.lockfile import LOCK_FILE
     from skillpack.source.configfile import find_config
 
     if global_:

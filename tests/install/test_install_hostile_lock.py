@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,7 +47,23 @@ def _edits(tmp_path: Path) -> dict[str, tuple[str, ...]]:
         "huge-size": (r"size = \d+", "size = 99999999999999999999"),
         "unknown-agent": ('agents = ["claude-code"]', 'agents = ["nobody"]'),
         "other-agents-dir": (here, '".cursor/skills/review"'),
+        # a name no file system holds: uninstall deleted SKILL.md, then crashed (audit 3)
+        "long-segment": ('path = "references/checklist.md"', f'path = "references/{"x" * 300}"'),
+        "long-path": ('path = "references/checklist.md"', f'path = "{"/".join(["d" * 250] * 17)}"'),
+        # the source and skill-path: validated before anything is read (audit 5)
+        "source-absolute": (SOURCE, 'source = "/etc/passwd"'),
+        "source-root": (SOURCE, 'source = "/"'),
+        "source-not-normal": (SOURCE, 'source = "../x/../acme.skp"'),
+        "source-nul": (SOURCE, 'source = "acme\\u0000.skp"'),
+        "source-bad-oci": (SOURCE, 'source = "oci://"'),
+        "source-not-normal-oci": (SOURCE, 'source = "oci://LOCALHOST:5000/x:1"'),
+        "skill-path-nul": ('skill-path = "review"', 'skill-path = "review\\u0000../../x"'),
+        "skill-path-dotdot": ('skill-path = "review"', 'skill-path = "../review"'),
+        "skill-path-absolute": ('skill-path = "review"', 'skill-path = "/review"'),
     }
+
+
+SOURCE = r'source = "[^"]*"'  #: a pattern (the bundle's path differs between runs)
 
 
 @pytest.mark.parametrize("case", sorted(_edits(Path("/x"))))
@@ -57,9 +74,10 @@ def test_a_lock_naming_another_directory_is_refused_and_nothing_is_touched(
     _victims(project, tmp_path)
     edit = _edits(tmp_path)[case]
     for old, new in zip(edit[::2], edit[1::2], strict=True):
-        pattern = old if case == "huge-size" else re.escape(old)
-        text, count = re.subn(pattern, new.replace("\\", "\\\\"), text, count=1)
-        assert count == 1, (old, text)
+        pattern = old if case == "huge-size" or old == SOURCE else re.escape(old)
+        every = old == SOURCE  # the source's pin and the skill's source alike
+        text, count = re.subn(pattern, new.replace("\\", "\\\\"), text, count=0 if every else 1)
+        assert count == (2 if every else 1), (old, text)
     (project / LOCK).write_text(text, encoding="utf-8")
     before = snapshot(tmp_path)
     for args in COMMANDS:
@@ -139,3 +157,56 @@ def test_a_lock_naming_another_skill_stops_install_before_the_first_write(
         assert "does not describe zz-review" in proc.stderr
         assert f"{LOCK}: INS011" in proc.stderr  # the file, then the entry
         assert snapshot(tmp_path) == before, args
+
+
+@pytest.mark.parametrize("into", ["../.git", "../app/src", "../.git/hooks/.."])
+def test_an_agent_directory_linked_elsewhere_in_the_project_is_refused(
+    sp: Run, project: Path, bundles: Bundles, tmp_path: Path, into: str
+) -> None:
+    """A valid lock, and ``.claude/skills`` a link into the project but not to an agent
+    directory, holding a byte copy of the installed skill (nothing to tell it apart): the
+    old code accepted any link whose real path was inside the project (audit 1)."""
+    _installed(sp, project, bundles)
+    _victims(project, tmp_path)
+    claude = project / ".claude" / "skills"
+    target = Path(os.path.realpath(claude.parent / into))
+    shutil.copytree(claude / "review", target / "review")
+    shutil.rmtree(claude)
+    claude.symlink_to(into)
+    before = snapshot(tmp_path)
+    for args in (*COMMANDS, ("install", bundles.v1, "-a", "claude-code", "-s", "review")):
+        proc = sp(*args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "INS008" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert snapshot(tmp_path) == before, args
+
+
+def test_a_lock_source_is_read_within_bounds(
+    sp: Run, project: Path, bundles: Bundles, tmp_path: Path
+) -> None:
+    """``source = ".."`` is a normalized relative path (a pin outside the project, kept
+    by design), but a directory source was walked and built in full before its pin was
+    compared (``"/"`` walked the whole file system): it is held to a git source's
+    bounds first (GIT008). A FIFO named as the source is never opened (INS020)."""
+    skills = project / "vendor" / "skills"
+    skills.mkdir(parents=True)
+    shutil.copytree(bundles.v1.parent.parent / "skills" / "release", skills / "release")
+    ok(sp("install", "vendor/skills", "-a", "claude-code"))
+    text = (project / LOCK).read_text()
+    for i in range(60):  # the parent directory: more entries than the bound below
+        (tmp_path / f"f{i}.txt").write_text("x\n")
+    (project / LOCK).write_text(text.replace('"vendor/skills"', '".."'))
+    before = snapshot(tmp_path)
+    bound = {"SKILLPACK_GIT_MAX_FILES": "50"}
+    for args in (("install",), ("install", "--frozen"), ("install", "--upgrade")):
+        proc = sp(*args, extra=bound)
+        assert proc.returncode == 1 and "GIT008" in proc.stderr, (args, proc.stderr)
+        assert "more than 50 entries" in proc.stderr
+        assert snapshot(tmp_path) == before
+    os.mkfifo(project / "vendor" / "fifo.skp")
+    (project / LOCK).write_text(text.replace('"vendor/skills"', '"vendor/fifo.skp"'))
+    before = snapshot(project / ".claude")
+    for args in (("install",), ("install", "--frozen")):
+        proc = sp(*args)
+        assert proc.returncode == 2 and "INS020" in proc.stderr, (args, proc.stderr)
+        assert snapshot(project / ".claude") == before

@@ -30,7 +30,9 @@ paths = st.lists(segment, min_size=1, max_size=3).map("/".join)
 
 @st.composite
 def locks(draw: st.DrawFn) -> InstallLock:
-    sources = draw(st.lists(text, min_size=1, max_size=3, unique=True))
+    # a source is a normalized relative path (the lock refuses anything else)
+    sources = draw(st.lists(st.sampled_from(["", "../", "../../"]).flatmap(
+        lambda up: paths.map(lambda p: up + p)), min_size=1, max_size=3, unique=True))  # fmt: skip
     pins = tuple(
         SourcePin(
             s,

@@ -153,6 +153,25 @@ TWEAKS: dict[str, Callable[[Path], object]] = {
     "link-a-dir": lambda p: _replace(p / ".claude/skills/beta",
                                      lambda q: _write(q / "SKILL.md", b"my own beta\n")),
     "copy-a-file": lambda p: _replace(p / _ALPHA, lambda q: q.write_bytes(b"my notes\n")),
+    # agent directories that are links inside the project: into .git or src/ (refused),
+    # to another agent directory (one directory two agents share: allowed), to themselves
+    "windsurf-dir-link-git": lambda p: _replace(p / ".windsurf/skills",
+                                                lambda q: q.symlink_to("../.git")),
+    "agents-dir-link-src": lambda p: _replace(p / ".agents/skills",
+                                              lambda q: q.symlink_to("../app/src")),
+    "claude-dir-link-git-hooks": lambda p: _replace(p / ".claude/skills",
+                                                    lambda q: q.symlink_to("../.git/hooks")),
+    "claude-parent-link-git": lambda p: _replace(p / ".claude", lambda q: q.symlink_to(".git")),
+    "claude-dir-link-agents": lambda p: _replace(p / ".claude/skills",
+                                                 lambda q: q.symlink_to("../.agents/skills")),
+    "claude-dir-loop": lambda p: _replace(p / ".claude/skills", lambda q: q.symlink_to("skills")),
+}  # fmt: skip
+#: what would block a read for ever (a FIFO where an installed file is): run only
+#: through the real command line, with a timeout
+SPECIAL_TWEAKS: dict[str, Callable[[Path], object]] = {
+    "fifo-file": lambda p: _replace(p / _ALPHA / "SKILL.md", os.mkfifo),
+    "fifo-in-copy": lambda p: _replace(p / ".agents/skills/alpha/scripts/run.sh", os.mkfifo),
+    "fifo-extra": lambda p: os.mkfifo(p / _ALPHA / "mine.fifo"),
 }  # fmt: skip
 
 
@@ -187,6 +206,7 @@ LOCK_TWEAKS: dict[str, Callable[[Path], object]] = {
 }  # fmt: skip
 TREE_TWEAKS = sorted(TWEAKS)
 TWEAKS.update({f"lock-{name}": tweak for name, tweak in LOCK_TWEAKS.items()})
+TWEAKS.update(SPECIAL_TWEAKS)
 
 
 @pytest.fixture(scope="module")
@@ -632,6 +652,19 @@ def test_a_lock_that_is_not_a_regular_file(template: Template, case: str) -> Non
     """Through the real command line: a read that does not stop (``/dev/zero``, a
     FIFO) would hang it, so these never run in this process."""
     check_lock(template, template.lock_text.encode(), in_subprocess, (f"lock-{case}",))
+
+
+@pytest.mark.parametrize("case", TREE_TWEAKS)
+def test_each_change_to_the_tree_with_the_valid_lock(template: Template, case: str) -> None:
+    """Every tweak once, whatever hypothesis draws: links inside the project included."""
+    check_lock(template, template.lock_text.encode(), in_process, (case,))
+
+
+@pytest.mark.parametrize("case", sorted(SPECIAL_TWEAKS))
+def test_a_fifo_in_the_installed_tree(template: Template, case: str) -> None:
+    """Through the real command line (a timeout fails it): a FIFO where an installed
+    file is, or beside them, is never opened."""
+    check_lock(template, template.lock_text.encode(), in_subprocess, (case,))
 
 
 @settings(FUZZ, max_examples=5)
