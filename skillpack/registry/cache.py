@@ -1,7 +1,8 @@
 """A content-addressed cache of registry content in the user's cache directory.
 
-Location: ``$SKILLPACK_CACHE_DIR/oci`` when set, else ``$XDG_CACHE_HOME/skillpack/oci``,
-else ``~/.cache/skillpack/oci``. Layout (like an OCI image layout's blob store)::
+Location: ``$SKILLPACK_CACHE_DIR/oci`` when set, else ``$XDG_CACHE_HOME/skillpack/oci``
+(when absolute), else ``~/.cache/skillpack/oci`` (``HOME`` when absolute, else the
+account's home directory; see :func:`cache_root`). Layout (like an OCI image layout's blob store)::
 
     blobs/sha256/<hex>             every blob and manifest, by digest
     stamps/sha256/<hex>            a bundle blob's file status when its digest was checked
@@ -47,14 +48,42 @@ from skillpack.registry.reference import is_digest, validate_digest
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path:
     """skillpack's cache directory by the precedence of the module docstring: the OCI
-    cache is its ``oci``, the git cache (:mod:`skillpack.gitsource`) its ``git``."""
+    cache is its ``oci``, the git cache (:mod:`skillpack.gitsource`) its ``git``.
+
+    ``SKILLPACK_CACHE_DIR`` is taken as given (relative to the working directory if it
+    is relative: the user named it); ``XDG_CACHE_HOME`` only when absolute (the XDG
+    specification ignores a relative one); ``HOME`` only when absolute, else the home
+    directory of the user's account. With none of these, ``REG061``: never a cache in
+    the working directory or under ``/`` by accident (``HOME=`` in a CI job)."""
     env = os.environ if environ is None else environ
     if env.get("SKILLPACK_CACHE_DIR"):
-        return Path(env["SKILLPACK_CACHE_DIR"])
-    if env.get("XDG_CACHE_HOME"):
-        return Path(env["XDG_CACHE_HOME"]) / "skillpack"
-    home = env.get("HOME") or str(Path.home())
+        return Path(env["SKILLPACK_CACHE_DIR"]).absolute()
+    xdg = env.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg) / "skillpack"
+    home = env.get("HOME", "")
+    if not os.path.isabs(home):
+        home = _account_home()
+    if not home:
+        raise registry_error(
+            "REG061",
+            f"no cache directory: HOME ({env.get('HOME', '')!r}) is not an absolute path",
+            hint="set HOME to your home directory, or SKILLPACK_CACHE_DIR to a writable "
+            "directory for skillpack's cache",
+        )
     return Path(home) / ".cache" / "skillpack"
+
+
+def _account_home() -> str:
+    """The home directory of the user's account (the password database), "" when it is
+    not known or not absolute."""
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):
+        return ""
+    return home if os.path.isabs(home) else ""
 
 
 def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
