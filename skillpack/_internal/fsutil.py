@@ -84,23 +84,43 @@ def output_error(exc: OSError, shown: str, what: str, action: str = "write") -> 
 
 
 def not_a_directory(path: str | os.PathLike[str]) -> tuple[str, str] | None:
-    """(entry, why) when ``path`` cannot be a directory: the nearest of it and its
-    parents that exists is not a directory (``why``: "not a directory"), or cannot be
-    looked at (``why``: the system's reason); None when that one is a directory (or
-    nothing exists up to the root)."""
+    """(entry, why) when ``path`` cannot be (or be made) a directory: the nearest of it
+    and its parents that exists is not a directory (``why``: "not a directory", or what
+    it is instead: "a FIFO, not a directory", a socket, a device), is a symbolic link to
+    nothing (a directory cannot be made through it) or a loop of links, or cannot be
+    looked at (the system's reason); None when that one is a directory (or nothing
+    exists up to the root)."""
     current = os.path.abspath(path)
     while True:
         try:
             st = os.stat(current)
         except (FileNotFoundError, NotADirectoryError):
+            if os.path.islink(current):
+                try:
+                    target = os.readlink(current)
+                except OSError:
+                    target = "?"
+                return current, f"a symbolic link to {target!r}, which does not exist"
             parent = os.path.dirname(current)
             if parent == current:
                 return None
             current = parent
             continue
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return current, "a loop of symbolic links"
             return current, exc.strerror or str(exc)
-        return None if stat.S_ISDIR(st.st_mode) else (current, "not a directory")
+        return None if stat.S_ISDIR(st.st_mode) else (current, _not_a_directory(st.st_mode))
+
+
+def _not_a_directory(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, not a directory"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a directory"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a directory"
+    return "not a directory"
 
 
 def _kind(mode: int) -> str:

@@ -20,10 +20,8 @@ a link into ``.git``, ``src/`` or out of the project never is. A loop of links i
 from __future__ import annotations
 
 import difflib
-import errno
 import functools
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,43 +190,11 @@ def _agent_home(agent: Agent, scope: Scope) -> Path:
 
 
 def _blocked(path: Path | str) -> tuple[str, str] | None:
-    """(entry, why) when ``path`` cannot be (or be made) a directory: the nearest of it
-    and its parents that exists is not a directory (a file, a FIFO, a device), is a
-    symbolic link to nothing (a directory cannot be made through it) or a loop of
-    links, or cannot be looked at; None when that one is a directory."""
-    current = os.path.abspath(path)
-    while True:
-        try:
-            st = os.stat(current)
-        except (FileNotFoundError, NotADirectoryError):
-            if os.path.islink(current):
-                try:
-                    target = os.readlink(current)
-                except OSError:
-                    target = "?"
-                return current, f"a symbolic link to {target!r}, which does not exist"
-            parent = os.path.dirname(current)
-            if parent == current:
-                return None
-            current = parent
-            continue
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return current, "a loop of symbolic links"
-            return current, exc.strerror or str(exc)
-        if stat.S_ISDIR(st.st_mode):
-            return None
-        return current, _what(st.st_mode)
+    """(entry, why) when ``path`` cannot be (or be made) a directory: see
+    :func:`skillpack._internal.fsutil.not_a_directory`."""
+    from skillpack._internal.fsutil import not_a_directory
 
-
-def _what(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO, not a directory"
-    if stat.S_ISSOCK(mode):
-        return "a socket, not a directory"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device, not a directory"
-    return "not a directory"
+    return not_a_directory(path)
 
 
 def targets(agents: Sequence[Agent], scope: Scope) -> list[Target]:
