@@ -890,7 +890,7 @@ def _rx(pattern: str, flags: int = _I) -> Lazy:
 # ("bash", "stdin", "telnet") would make every file pay; the runners are found as what
 # follows a pipe ("| sh", "|/bin/bash"), the credential rules by the secret they send.
 
-_FETCH_MARKERS = ("curl", "wget", r"\bxh\b", "iwr", "irm", "invoke-", "webclient")
+_FETCH_MARKERS = ("curl", "wget", "iwr", "irm", "invoke-", "webclient")
 #: what a pipe into a runner or a network tool starts with (its fetch written with quotes
 #: inside is still found by these: ``"cu"rl ... | sh``); spaced forms only for the common
 #: ones (a spaced marker is looked for at every "|" once a file holds many places)
@@ -934,10 +934,9 @@ _CREDENTIAL_MARKERS = (
 #: directory, a .env file, the environment (env, printenv, environ, process.env, env:,
 #: export -p, set), a CLI's access token
 _SECRET_MARKERS = (
-    *_CREDENTIAL_MARKERS, "env", "export -p", "/proc/",
-    ".azure", ".claude", ".codex", ".gemini", "config/gh", "id_", "auth token",
-    "print-access-token", "print-identity-token", "get-access-token", "export-credentials",
-    "get-session-token", "get-login-password", "op read", "op item",
+    *_CREDENTIAL_MARKERS, "env", "export -p", ".azure", "id_rsa", "id_ed25519", "id_ecdsa",
+    "id_dsa", "gh auth", "print-access-token", "print-identity-token", "get-access-token",
+    "export-credentials", "get-session-token", "get-login-password",
 )  # fmt: skip
 
 RULES: tuple[Rule, ...] = (
@@ -1026,10 +1025,10 @@ RULES: tuple[Rule, ...] = (
          "runs a shell on a socket (a reverse shell)",
          (_rx(r"\b(?:Popen|call|run)\s*\(\s*\[?\s*" + _SH),
           _rx(r"\bstdin\s*=\s*[\w.]+\.fileno\s*\("))),
-    Rule("python-socket-shell", REVERSE_SHELL, ("connect",),
+    Rule("python-socket-shell", REVERSE_SHELL, ("pty.spawn", "popen", "call(", "run("),
          "runs a shell on a socket it connected (a reverse shell)",
          (_rx(r"\.connect\s*\(\s*\(|\bcreate_connection\s*\("),
-          _rx(r"\bpty\.spawn\s*\(\s*\[?\s*" + _SH + r"|\b(?:Popen|call|run|check_call)\s*\("
+          _rx(r"\bpty\.spawn\s*\(\s*\[?\s*" + _SH + r"|(?:\bPopen\s*|\b(?:call|run|check_call))\("
               r"\s*\[?\s*" + _SH + r"[^\n]*?\bstdin\s*=\s*(?!subprocess\b|PIPE\b|DEVNULL\b|"
               r"None\b|sys\.|open\b|f\b)\w")),
          scope="file"),
@@ -1049,15 +1048,14 @@ RULES: tuple[Rule, ...] = (
          (_rx(r"\bTCPSocket\.(?:new|open)\s*\("), _rx(r"\b(?:exec|spawn|system|IO\.popen)\b"),
           _rx(r"[\"'](?:/bin/)?(?:ba|z|da)?sh\b")),
          scope="file", tail_on_line=True),
-    Rule("node-socket-shell", REVERSE_SHELL,
-         ("net.socket", "net.connect", "net.createconnection"),
+    Rule("node-socket-shell", REVERSE_SHELL, ("spawn", "exec"),
          "pipes a socket into a shell (Node.js)",
          (_rx(r"\bnet\.(?:Socket|connect|createConnection)\s*\("),
           _rx(r"\b(?:spawn|exec|execFile)\s*\(\s*[\"'](?:(?:/bin/|/usr/bin/)?(?:ba|z|da)?sh"
               r"|cmd(?:\.exe)?|powershell(?:\.exe)?)[\"']"),
           _rx(r"\.pipe\s*\(")),
          scope="file", ordered=False),
-    Rule("go-socket-shell", REVERSE_SHELL, ("net.dial",),
+    Rule("go-socket-shell", REVERSE_SHELL, ("exec.command",),
          "runs a shell on a network connection (Go)",
          (_rx(r"\bnet\.Dial(?:Timeout)?\s*\("),
           _rx(r"\bexec\.Command\s*\(\s*\"(?:(?:/bin/|/usr/bin/)?(?:ba|z|da)?sh|cmd(?:\.exe)?)\""),
@@ -1066,9 +1064,9 @@ RULES: tuple[Rule, ...] = (
     Rule("powershell-tcpclient", REVERSE_SHELL, ("tcpclient",),
          "connects PowerShell to the network",
          (_rx(r"Net\.Sockets\.TCPClient\s*\("), _rx(r"GetStream|" + _IEX))),
-    Rule("awk-inet", REVERSE_SHELL, ("/inet/",),
+    Rule("awk-inet", REVERSE_SHELL, ("|&", "system("),
          "runs commands from a network connection (awk /inet/tcp)",
-         (_rx(r"/inet/(?:tcp|udp)/"), _rx(r"\|&\s*getline|\bsystem\s*\("))),
+         (_rx(r"/inet/(?:tcp|udp)/"), _rx(r"\|&\s*getline|\bsystem\("))),
     Rule("zsh-ztcp", REVERSE_SHELL, ("ztcp",),
          "wires a shell to a network connection (zsh ztcp)",
          (_rx(r"\bztcp\b"), _rx(r">&\s*\$REPLY"))),
@@ -1082,7 +1080,7 @@ RULES: tuple[Rule, ...] = (
     Rule("exfil-tempfile", CREDENTIAL_EXFIL, _SECRET_MARKERS,
          "writes {secret} to a file and sends it over the network", scope="shell",
          needs=";&|"),
-    Rule("code-exfil", CREDENTIAL_EXFIL, (*_CREDENTIAL_MARKERS, "env", "/proc/"),
+    Rule("code-exfil", CREDENTIAL_EXFIL, (*_CREDENTIAL_MARKERS, "env"),
          "sends {secret} over the network", (_CODE_SINK,), ordered=False),
     Rule("credential-read", CREDENTIAL_READ, _CREDENTIAL_MARKERS, "reads a credential store"),
     # --- Claude Code's load-time shell (SP527) ---
