@@ -20,7 +20,12 @@ groups and substitutions (``(``, ``$(``, ``<(``, backticks), each command's name
 as the shell reads it (quotes and backslashes removed, PowerShell's backtick escapes
 too, wrappers such as ``sudo``, ``env``, ``xargs`` skipped), and judge commands, not
 characters: a fetch piped into a shell however long its arguments, a shell with a
-substitution that fetches. Other rules are regular expressions without gaps, or
+substitution that fetches. Quotes do not hide a separator (``bash -c "curl ... | sh"``,
+``execSync('curl ... | sh')`` run a pipeline), and a first word no shell would run (prose,
+a Dockerfile's ``RUN``, YAML's ``run:``, a JSON key) gives way to the first command word
+after it; in Markdown, block quote markers and ``<pre>``/``<code>`` tags are read as
+spaces and a table row's cells as separate commands (its ``\\|`` is a pipe). Other rules
+are regular expressions without gaps, or
 sequences of them found one after the other: a line or a file costs linear time
 however it is padded.
 
