@@ -1356,20 +1356,19 @@ def _judge_substitution(
     parsed: _Line, cmd: _Cmd, head: _Head | None, child: _Frame, rules: Collection[str]
 ) -> Iterator[_Found]:
     """A group or substitution whose output is run, or sent: ``bash -c "$(curl ...)"``,
-    ``sh <(curl ...)``, ``eval "$(... | base64 -d)"``, ``iex (iwr ...)``, a command that
-    is a substitution, ``curl -d "$(cat ~/.ssh/id_rsa)"``."""
+    ``sh <(curl ...)``, ``eval "$(... | base64 -d)"``, ``iex (iwr ...)``,
+    ``curl -d "$(cat ~/.ssh/id_rsa)"``. A command made of a substitution alone runs its
+    output too, but is no finding: the same line is a heredoc's text (a report
+    template's ``$(curl ...)``) as often."""
     kind = child.kind
     roles = child.roles
     if not roles or (kind == "`" and parsed.markdown):
         return
-    line = parsed.line
     opener = child.start - len(kind)
     runs = False
     before = head is not None and head.at < opener
     if head is None or not before:
-        # nothing before it: the substitution is the command (a backtick there is more
-        # often a string, JavaScript's or Go's, than a shell's substitution)
-        runs = kind == "$(" and not line[cmd.start : opener].strip(" \t\"'")
+        pass
     elif head.name == "eval":
         runs = kind in ("$(", "`")
     elif head.name in _PS_RUN:
