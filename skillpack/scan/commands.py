@@ -796,7 +796,7 @@ _SECRET = Lazy(
 )
 _BROWSER = Lazy(r"Google/Chrome|Chromium|BraveSoftware|Microsoft/Edge|\.mozilla/firefox|"
                 r"Firefox/Profiles", _I)  # fmt: skip
-_BROWSER_FILE = Lazy(r"[/\\](?:Login Data|Cookies|Local State|Web Data)\b", _I)
+_BROWSER_FILE = Lazy(r"[/\\](?:Login Data|Cookies|Local State)\b", _I)
 #: what only a flow to the network makes a finding: a whole credential directory, any
 #: .env file but a template, the process environment, a private key by its name
 _FLOW_ONLY = Lazy(
@@ -895,7 +895,7 @@ def _rx(pattern: str, flags: int = _I) -> Lazy:
 # ("bash", "stdin", "telnet") would make every file pay; the runners are found as what
 # follows a pipe ("| sh", "|/bin/bash"), the credential rules by the secret they send.
 
-_FETCH_MARKERS = ("curl", "wget", "iwr", "irm", "invoke-", "webclient")
+_FETCH_MARKERS = ("curl", "wget", "iwr", "irm", "invoke-")
 #: what a pipe into a runner or a network tool starts with (its fetch written with quotes
 #: inside is still found by these: ``"cu"rl ... | sh``); spaced forms only for the common
 #: ones (a spaced marker is looked for at every "|" once a file holds many places)
@@ -931,18 +931,18 @@ _ENV_DUMP = Lazy(
 _CREDENTIAL_MARKERS = (
     ".ssh", ".aws", "netrc", "git-credentials", ".docker", ".kube", "gcloud", "gnupg",
     "npmrc", "pypirc", "keychain", "-password", "logins.json", "key4.db", "cookies",
-    "login data", "local state", "web data", "shadow", "hosts.yml", ".credentials.json",
-    "auth.json", "oauth_creds", "google_accounts", "mcp-oauth-tokens", "accesstokens",
-    "msal_token_cache", "service_principal",
+    "login data", "local state", "shadow", "hosts.yml", ".credentials.json",
+    "auth.json", "oauth_creds", "google_accounts", "-token", "msal_token_cache",
+    "service_principal",
 )  # fmt: skip
 #: what a flow of a secret to the network holds: a credential store, a whole credential
 #: directory, a .env file, the environment (env, printenv, environ, process.env, env:,
 #: export -p, set), a CLI's access token
 _SECRET_MARKERS = (
-    *_CREDENTIAL_MARKERS, "env", "export -p", ".azure", "id_rsa", "id_ed25519", "id_ecdsa",
-    "id_dsa", "gh auth", "print-access-token", "print-identity-token", "get-access-token",
-    "export-credentials", "get-session-token", "get-login-password",
+    *_CREDENTIAL_MARKERS, "env", "export -p", ".azure", "gh auth", "export-credentials",
 )  # fmt: skip
+#: a secret that is a file (no environment dump): what exfil-file needs
+_FILE_MARKERS = (*_CREDENTIAL_MARKERS, ".env", "environ", ".azure")
 
 RULES: tuple[Rule, ...] = (
     # --- download and execute (SP520, SP521 for an installer) ---
@@ -953,7 +953,7 @@ RULES: tuple[Rule, ...] = (
     Rule("download-then-run", DOWNLOAD_EXEC, _FETCH_MARKERS,
          "downloads a script and runs it", scope="shell", needs=";&|"),
     Rule("powershell-iex-download", DOWNLOAD_EXEC,
-         ("iex", *_FETCH_MARKERS, "downloadstring", "downloaddata"),
+         ("iex", "invoke-expression"),
          "downloads a PowerShell script and runs it (iex)",
          (_rx(_IEX + r"\s*\(?\s*(?:\[[^\]\n]*+\]\s*)?\(?\s*(?:&\s*)?(?:\(\s*)?(?:"
               + _PS_FETCH_WORDS + r"|\$[\w.]+\.download(?:string|data)\s*\()"),)),
@@ -1030,7 +1030,7 @@ RULES: tuple[Rule, ...] = (
          "runs a shell on a socket (a reverse shell)",
          (_rx(r"\b(?:Popen|call|run)\s*\(\s*\[?\s*" + _SH),
           _rx(r"\bstdin\s*=\s*[\w.]+\.fileno\s*\("))),
-    Rule("python-socket-shell", REVERSE_SHELL, ("pty.spawn", "popen", "call(", "run("),
+    Rule("python-socket-shell", REVERSE_SHELL, ("pty.", "popen", "call(", "run("),
          "runs a shell on a socket it connected (a reverse shell)",
          (_rx(r"\.connect\s*\(\s*\(|\bcreate_connection\s*\("),
           _rx(r"\bpty\.spawn\s*\(\s*\[?\s*" + _SH + r"|(?:\bPopen\s*|\b(?:call|run|check_call))\("
@@ -1053,10 +1053,10 @@ RULES: tuple[Rule, ...] = (
          (_rx(r"\bTCPSocket\.(?:new|open)\s*\("), _rx(r"\b(?:exec|spawn|system|IO\.popen)\b"),
           _rx(r"[\"'](?:/bin/)?(?:ba|z|da)?sh\b")),
          scope="file", tail_on_line=True),
-    Rule("node-socket-shell", REVERSE_SHELL, ("spawn", "exec"),
+    Rule("node-socket-shell", REVERSE_SHELL, ("spawn(", "exec"),
          "pipes a socket into a shell (Node.js)",
          (_rx(r"\bnet\.(?:Socket|connect|createConnection)\s*\("),
-          _rx(r"\b(?:spawn|exec|execFile)\s*\(\s*[\"'](?:(?:/bin/|/usr/bin/)?(?:ba|z|da)?sh"
+          _rx(r"\b(?:spawn\(|(?:exec|execFile)\s*\()\s*[\"'](?:(?:/bin/|/usr/bin/)?(?:ba|z|da)?sh"
               r"|cmd(?:\.exe)?|powershell(?:\.exe)?)[\"']"),
           _rx(r"\.pipe\s*\(")),
          scope="file", ordered=False),
@@ -1078,7 +1078,7 @@ RULES: tuple[Rule, ...] = (
     # --- credentials and the environment sent out (SP525), read (SP526) ---
     Rule("exfil-pipe", CREDENTIAL_EXFIL, (*_SECRET_MARKERS, *_PIPE_MARKERS),
          "pipes {secret} into a network tool", scope="shell", needs="|"),
-    Rule("exfil-file", CREDENTIAL_EXFIL, _SECRET_MARKERS,
+    Rule("exfil-file", CREDENTIAL_EXFIL, _FILE_MARKERS,
          "sends {secret} over the network", scope="shell"),
     Rule("exfil-substitution", CREDENTIAL_EXFIL, _SECRET_MARKERS,
          "puts {secret} into a network request", scope="shell", needs="(`"),
