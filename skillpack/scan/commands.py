@@ -188,6 +188,7 @@ _WORD = Lazy(r"""(?:[^\s"']++|"[^"]*+"?+|'[^']*+'?+)++""")
 _UNQUOTE = re.compile(r"""\\(.)|["']|`(?=\w)""")
 _ASSIGN = re.compile(r"[A-Za-z_]\w*\+?=")
 _BLANK = re.compile(r"\s")
+_NAME_CHARS = re.compile(r"[\w.+-]+")
 _NONBLANK = re.compile(r"[^\s\"'`]")
 _ALNUM = re.compile(r"[^\W_]")
 _REDIRECT = re.compile(r"\d*(?:[<>]|&>)")
@@ -219,6 +220,9 @@ def _name(word: str) -> str:
             word = word.replace("\\", "/")
         word = _UNQUOTE.sub(r"\1", _balanced(word))
     name = word.rsplit("/", 1)[-1].lower().removesuffix(".exe")
+    leading = _NAME_CHARS.match(name)
+    if leading is not None and leading.end() < len(name):
+        name = leading.group().removesuffix(".exe")  # bash"}}: the end of a JSON string
     if name.startswith("nc."):
         return "nc"  # nc.traditional, nc.openbsd
     stem = name.rstrip("0123456789.")
