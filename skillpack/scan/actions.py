@@ -14,9 +14,9 @@ from skillpack.scan.programs import (
     FETCHERS,
     INTERPS,
     PS_RUN,
-    PWSH,
     READERS,
     RUNNERS,
+    SCRIPT_RUNNERS,
     SHELLS,
     SINKS,
     SOURCE,
@@ -297,7 +297,7 @@ def ran_file(parsed: ShellLine, cmd: Command) -> str:
     head = parsed.head(cmd)
     if head is None:
         return ""
-    if head.name in SHELLS | INTERPS | PWSH | SOURCE:
+    if head.name in SCRIPT_RUNNERS:
         for word in parsed.args(cmd)[0]:
             plain = unquote(word)
             if plain.startswith("-"):

@@ -28,7 +28,6 @@ from skillpack.scan.actions import (
 )
 from skillpack.scan.programs import (
     ARGUMENT_SINKS,
-    INTERPS,
     K_DECODE,
     K_FETCH,
     K_NET,
@@ -41,9 +40,8 @@ from skillpack.scan.programs import (
     KIND,
     PS_RUN,
     PWSH,
-    SHELLS,
+    SCRIPT_RUNNERS,
     SINKS,
-    SOURCE,
 )
 from skillpack.scan.secrets import flow_secret
 from skillpack.scan.shell import Command, Frame, Head, ShellLine, unquote
@@ -255,7 +253,7 @@ def _judge_substitution(
         runs = kind in ("$(", "`")
     elif head.name in PS_RUN:
         runs = kind in ("(", "$(")
-    elif head.name in SHELLS | INTERPS | PWSH | SOURCE and child is cmd.children[0]:
+    elif head.name in SCRIPT_RUNNERS and child is cmd.children[0]:
         words = []
         for at, word in parsed.words(cmd, head.after):
             if at >= opener:

@@ -17,6 +17,8 @@ INTERPS = frozenset({"python", "perl", "ruby", "node", "nodejs", "php"})
 PS_RUN = frozenset({"iex", "invoke-expression"})
 SOURCE = frozenset({"source", "."})
 RUNNERS = SHELLS | PWSH | INTERPS | PS_RUN | SOURCE | {"eval"}
+#: what runs a script file, or code, given as its argument (``sh x.sh``, ``. ./x``)
+SCRIPT_RUNNERS = SHELLS | INTERPS | PWSH | SOURCE
 FETCHERS = frozenset({"curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest",
                       "invoke-restmethod"})  # fmt: skip
 NETWORK = frozenset({"nc", "ncat", "netcat", "telnet", "socat", "cryptcat"})

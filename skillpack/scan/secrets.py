@@ -36,12 +36,12 @@ _STORES = (
     r"service_principal_entries\.json)\b)"
 )
 #: the macOS ``security`` subcommands that print a keychain's secrets
-KEYCHAIN_READS = frozenset({"find-generic-password", "find-internet-password", "dump-keychain"})
+KEYCHAIN_READS = ("find-generic-password", "find-internet-password", "dump-keychain")
 #: a credential store read (SP526 and the flows of SP525); ``.env`` only for the flows
 SECRET = Lazy(
     r"(?:" + _HOME + r"|expanduser\(\s*[\"']~|Path\.home\(\)|os\.homedir\(\))?"
     r"[/\\\"' +]{0,4}" + _STORES + r"|(?<![\w)\].$])\.env\b(?![.\w-])"
-    r"|\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)\b"
+    r"|\bsecurity\s+(?:" + "|".join(KEYCHAIN_READS) + r")\b"
     r"|Library/Keychains|\blogin\.keychain|\blogins\.json\b|\bkey4\.db\b|\bcookies\.sqlite\b"
     r"|/etc/shadow\b",
     _I,

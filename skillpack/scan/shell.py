@@ -190,11 +190,10 @@ def unquote(word: str) -> str:
 class Frame:
     """The commands of the line, or of one group or substitution in it."""
 
-    __slots__ = ("cmds", "end", "host", "kind", "roles", "start")
+    __slots__ = ("cmds", "end", "kind", "roles", "start")
 
-    def __init__(self, kind: str, host: Command | None, start: int) -> None:
+    def __init__(self, kind: str, start: int) -> None:
         self.kind = kind  #: "" (the line), "(", "$(", "<(", ">(" or "`"
-        self.host = host
         self.start = start  #: just after the opener
         self.end = -1  #: at the closer (or the line's end)
         self.cmds: list[Command] = []
@@ -256,7 +255,7 @@ class ShellLine:
 
     def _parse(self) -> None:
         line = self.line
-        top = Frame("", None, 0)
+        top = Frame("", 0)
         frames = [top]
         frame = top
         cmds = top.cmds
@@ -269,7 +268,7 @@ class ShellLine:
                 if len(stack) >= _MAX_DEPTH:
                     skipped += token != "`"
                     continue
-                child = Frame(token, cmd, match.end())
+                child = Frame(token, match.end())
                 cmd.children.append(child)
                 frames.append(child)
                 stack.append((frame, cmd))
