@@ -11,6 +11,10 @@ serve) both call it::
 Submodules: :mod:`.model` (the finding), :mod:`.hidden` (invisible characters),
 :mod:`.directives` (comments, override phrases, exfiltrating URLs), :mod:`.commands`
 (download or decode and execute, reverse shells, credential theft, load-time shell),
+with :mod:`.shell` (a logical line read as a shell reads it), :mod:`.programs` (the
+command names it knows), :mod:`.actions` (what one command does), :mod:`.flows` (what
+flows between commands), :mod:`.hosts` (installers, suspect hosts) and :mod:`.secrets`
+(credential stores),
 :mod:`.markdown` (Markdown's code and blocks, as CommonMark renders them),
 :mod:`.views` (the text as a reader reads it: a finding only a view shows is an
 evasion), :mod:`.text` (the markers' prefilter), :mod:`.engine` (which rules apply to
