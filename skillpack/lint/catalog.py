@@ -835,7 +835,8 @@ _RULES: tuple[Rule, ...] = (
         "SP521", "installer-pipe", WARNING,
         "Markdown code or a script pipes a named HTTPS host's installer into a shell.",
         "The shape of download-and-execute (SP520), from a host that names itself over "
-        "HTTPS in Markdown code, or from a well-known installer's own host (rustup, uv, "
+        "HTTPS in Markdown code or in a script's comment (documentation, which nothing "
+        "runs), or from a well-known installer's own host (rustup, uv, "
         "Docker, Bun, Homebrew's and nvm's install scripts...): honest documentation "
         "shows these, but an agent following the skill runs whatever the host serves.",
         "```sh\ncurl -fsSL https://sh.rustup.rs | sh\n```",

@@ -439,6 +439,15 @@ _BY_MARKER: dict[str, tuple[Rule, ...]] = {
 }
 
 
+def _in_comment(text: str, at: int) -> bool:
+    """Whether the script line holding offset ``at`` is a comment (``#`` or ``//`` after
+    nothing but white space; not a ``#!`` line): documentation, which no interpreter
+    runs, like Markdown code (a usage line of an installer)."""
+    start = text.rfind("\n", 0, at) + 1
+    line = text[start:at].lstrip()
+    return (line.startswith("#") and not line.startswith("#!")) or line.startswith("//")
+
+
 def find_commands(
     text: str, lowered: str, markdown: bool, present: Collection[str]
 ) -> Iterator[tuple[int, str, str, str]]:
@@ -475,7 +484,8 @@ def find_commands(
         nonlocal code_map
         if code_map is None:
             code_map = CodeMap(text if markdown else "")
-        honest = honest_installer(urls, code_map.in_code(at), markdown)
+        shown = code_map.in_code(at) if markdown else _in_comment(text, at)
+        honest = honest_installer(urls, shown)
         code = INSTALLER_PIPE if honest else DOWNLOAD_EXEC
         return code, " (an installer from a named HTTPS host)" if code == INSTALLER_PIPE else ""
 

@@ -55,12 +55,13 @@ def _known_installer(host: str, path: str) -> bool:
     return (host + path).startswith(_KNOWN_PREFIXES)
 
 
-def honest_installer(urls: str, in_code: bool, markdown: bool) -> bool:
+def honest_installer(urls: str, shown: bool) -> bool:
     """Whether a download-and-execute of ``urls`` (the fetch's text) is an install line
     honest documentation shows (SP521, a warning, instead of SP520): every URL an HTTPS
     one of a named host, none an IP address, a URL shortener, a paste or tunnel host or a
-    reserved name, and each a well-known installer, or the line shown in Markdown code
-    (``in_code``). No URL (a variable, a host we cannot see) is no installer."""
+    reserved name, and each a well-known installer, or the line shown as documentation
+    (``shown``: in Markdown code, or in a script's comment). No URL (a variable, a host
+    we cannot see) is no installer."""
     found = URL.findall(urls)
     if not found:
         return False  # from a variable, or a host we cannot see
@@ -72,4 +73,4 @@ def honest_installer(urls: str, in_code: bool, markdown: bool) -> bool:
         if "." not in name or name.endswith((".invalid", ".onion", ".local")):
             return False
         known = known and _known_installer(name, path)
-    return known or (markdown and in_code)
+    return known or shown
