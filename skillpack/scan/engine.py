@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection
 
-from skillpack.scan import commands, directives, hidden, views
+from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
 from skillpack.scan.text import Lazy, Markers, ascii_lower
 from skillpack.scan.textfile import read_text
@@ -44,6 +44,28 @@ _MARKDOWN_MARKERS = Markers(
     (*commands.MARKERS, *directives.OVERRIDE_MARKERS), loose=directives.OVERRIDE_MARKERS
 )
 _SCRIPT_MARKERS = Markers(commands.SCRIPT_MARKERS)
+
+
+_OVERRIDES = frozenset(directives.OVERRIDE_MARKERS)
+
+
+def _may_need_views(
+    text: str, markdown: bool, present: Collection[str], hidden: list[tuple[int, int]]
+) -> bool:
+    """The first of :func:`.views.needed`'s tests, without importing :mod:`.views`
+    (most files pass none: plain ASCII with no override marker and no markup; serve's
+    start judges a listing's plain strings so)."""
+    if hidden:
+        return True
+    if not markdown:
+        return False
+    return (
+        "&" in text
+        or "*" in text
+        or "`" in text
+        or not text.isascii()
+        or not _OVERRIDES.isdisjoint(present)
+    )
 
 
 def is_markdown(path: str) -> bool:
@@ -93,13 +115,16 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     if markdown:
         read.extend(directives.find_directives(text, lowered, present))
     read.extend(commands.find_commands(text, lowered, markdown, present))
-    if views.needed(text, markdown, present, invisible):
-        evasions, superseded = views.evasions(
-            text, markdown, lowered, present, invisible, read, MAX_PER_CODE
-        )
-        if superseded:
-            read = [r for r in read if (r[0], r[1]) not in superseded]
-        read.extend(evasions)
+    if _may_need_views(text, markdown, present, invisible):
+        from skillpack.scan import views  # imported for a file that may need a view
+
+        if views.needed(text, markdown, present, invisible):
+            evasions, superseded = views.evasions(
+                text, markdown, lowered, present, invisible, read, MAX_PER_CODE
+            )
+            if superseded:
+                read = [r for r in read if (r[0], r[1]) not in superseded]
+            read.extend(evasions)
     raw.extend(read)
     if not raw:
         return []

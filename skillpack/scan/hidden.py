@@ -51,6 +51,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.model import ERROR, WARNING
+from skillpack.scan.text import Lazy
 
 TAGS = "SP501"
 BIDI = "SP502"
@@ -63,8 +64,8 @@ SEVERITY = {TAGS: ERROR, BIDI: ERROR, VARIATION: ERROR, INVISIBLE: WARNING, DATA
 #: byte or more: hidden data, an error (SP505), not stray invisible characters
 DATA_RUN = 8
 
-#: every character any rule here may flag, in runs
-CANDIDATES = re.compile(
+#: every character any rule here may flag, in runs (compiled on first use)
+CANDIDATES = Lazy(
     "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\U000e0100-\U000e01ef"
     "\u200b-\u200f\u2060-\u2064\u206a-\u206f\ufeff\u00ad\u180e\ufff9-\ufffb\u061c"
     "\ufe00-\ufe0f\x00]+"

@@ -180,8 +180,16 @@ class Markers:
 
     def __init__(self, markers: Iterable[str], loose: Iterable[str] = ()) -> None:
         self.markers: tuple[str, ...] = tuple(dict.fromkeys(markers))
+        for marker in self.markers:
+            _split(marker)  # a malformed marker is refused here, not at its first use
         self._loose = frozenset(m for m in loose if not is_literal(m)) & set(self.markers)
-        #: anchor character -> (marker, the anchor's offset in it, a literal marker?)
+        #: anchor character -> (marker, the anchor's offset in it, a literal marker?),
+        #: and the expression: made on the first :meth:`present` (importing the scan
+        #: builds several sets; a process may use none of them: serve's start)
+        self._anchored: dict[str, tuple[tuple[str, int, bool], ...]] | None = None
+        self._expression: Lazy | None = None
+
+    def _build(self) -> tuple[dict[str, tuple[tuple[str, int, bool], ...]], Lazy]:
         anchored: dict[str, list[tuple[str, int, bool]]] = {}
         branches: dict[str, list[str]] = {}
         for marker in self.markers:
@@ -195,21 +203,25 @@ class Markers:
             space = LOOSE_SPACE if marker in self._loose else _SPACE
             rest = "".join(space + re.escape(w) for w in words[1:]) + (r"\b" if tail else "")
             branches.setdefault(first[at], []).append(re.escape(first[at + 1 :]) + behind + rest)
-        self._anchored = {c: tuple(found) for c, found in anchored.items()}
         alternatives = []
         for anchor, rests in sorted(branches.items()):
             branch = re.escape(anchor)
             if all(rests):  # an empty rest (the marker is its anchor) matches at once
                 branch += f"(?:{'|'.join(sorted(rests))})"
             alternatives.append(branch)
+        self._anchored = {c: tuple(found) for c, found in anchored.items()}
         self._expression = Lazy("|".join(alternatives))
+        return self._anchored, self._expression
 
     def present(self, lowered: str) -> set[str]:
         """The markers that ``lowered`` holds (for plain strings, exactly ``{m for m in
         self.markers if m in lowered}``)."""
         found: set[str] = set()
-        search = self._expression.compiled.search
-        anchored = self._anchored
+        anchored, expression = (
+            self._build() if self._anchored is None or self._expression is None
+            else (self._anchored, self._expression)
+        )  # fmt: skip
+        search = expression.compiled.search
         loose = self._loose
         pos = 0
         for _ in range(self.MAX_HITS):
