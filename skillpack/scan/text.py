@@ -164,9 +164,13 @@ class Markers:
     part before the anchor with a look-behind, and matches the rest of the marker.
     Wherever it matches, every marker anchored on that character is compared in place,
     so markers that overlap, contain one another or share an anchor are all found, and
-    the search goes on from the next character. After :data:`MAX_HITS` places (one
-    marker repeated all over a file) the markers not yet found are looked for one by
-    one, so a file costs linear time whatever it holds.
+    the search goes on from the next character. The anchors are tried from the most
+    common character on (the engine tries a place's alternatives in order). Past
+    :data:`MAX_HITS` places and one more per :data:`HIT_SPACING` characters of the
+    text (a marker repeated all over a file), the markers not yet found are looked for
+    one by one, so a file costs linear time whatever it holds; a long document that
+    says ``the user`` a hundred times is still read in one pass (looking for 170
+    markers one by one costs more than a place each 32 characters).
 
     The markers also in ``loose`` are found with :data:`LOOSE_SPACE` for their spaces
     (across a line break, around emphasis): a superset, for the rules that read a
@@ -175,8 +179,10 @@ class Markers:
 
     __slots__ = ("_anchored", "_expression", "_loose", "markers")
 
-    #: places examined before the markers left are looked for one by one
+    #: places examined before the markers left are looked for one by one, and one more
+    #: per this many characters of the text
     MAX_HITS = 64
+    HIT_SPACING = 32
 
     def __init__(self, markers: Iterable[str], loose: Iterable[str] = ()) -> None:
         self.markers: tuple[str, ...] = tuple(dict.fromkeys(markers))
@@ -204,7 +210,8 @@ class Markers:
             rest = "".join(space + re.escape(w) for w in words[1:]) + (r"\b" if tail else "")
             branches.setdefault(first[at], []).append(re.escape(first[at + 1 :]) + behind + rest)
         alternatives = []
-        for anchor, rests in sorted(branches.items()):
+        # the most common anchor first: a place is tried against each alternative in turn
+        for anchor, rests in sorted(branches.items(), key=lambda kv: -RARITY.find(kv[0])):
             branch = re.escape(anchor)
             if all(rests):  # an empty rest (the marker is its anchor) matches at once
                 branch += f"(?:{'|'.join(sorted(rests))})"
@@ -224,7 +231,7 @@ class Markers:
         search = expression.compiled.search
         loose = self._loose
         pos = 0
-        for _ in range(self.MAX_HITS):
+        for _ in range(self.MAX_HITS + len(lowered) // self.HIT_SPACING):
             match = search(lowered, pos)
             if match is None:
                 return found
