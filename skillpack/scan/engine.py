@@ -14,7 +14,8 @@ The rules read the text as a reader does: line endings normalized first (a CRLF 
 line break, and in Markdown a lone CR too, as CommonMark says; a shell reads a lone CR
 as part of its line), and then the views of :mod:`.views` (invisible characters
 removed, character references decoded, look-alike letters, emphasis, a paragraph's
-lines read as one): a finding only a view shows is an evasion, an error. Lines and
+lines read as one, the quotes inside words removed as a shell removes them): a finding
+only a view shows is an evasion, an error. Lines and
 columns are the file's: the CR of a CRLF ends its line, and a view's findings are
 mapped back to the characters they come from.
 """
@@ -26,7 +27,7 @@ from collections.abc import Collection
 
 from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
-from skillpack.scan.text import Lazy, Markers, ascii_lower
+from skillpack.scan.text import Lazy, Markers, ascii_lower, has_quote_in_word
 from skillpack.scan.textfile import read_text
 
 #: every code the scan may report
@@ -53,19 +54,19 @@ def _may_need_views(
     text: str, markdown: bool, present: Collection[str], hidden: list[tuple[int, int]]
 ) -> bool:
     """The first of :func:`.views.needed`'s tests, without importing :mod:`.views`
-    (most files pass none: plain ASCII with no override marker and no markup; serve's
-    start judges a listing's plain strings so)."""
+    (most files pass none: plain ASCII with no override marker, no markup and no quote
+    inside a word; serve's start judges a listing's plain strings so)."""
     if hidden:
         return True
-    if not markdown:
-        return False
-    return (
+    if markdown and (
         "&" in text
         or "*" in text
         or "`" in text
         or not text.isascii()
         or not _OVERRIDES.isdisjoint(present)
-    )
+    ):
+        return True
+    return has_quote_in_word(text)
 
 
 def is_markdown(path: str) -> bool:

@@ -16,16 +16,20 @@ A view is the file's text with some of these undone, each a *kind*:
   (``Ignore **previous** instructions``), and ``markup-in-word`` those inside a word
   (``Ign*o*re``);
 * ``join``: a paragraph's lines read as one line (``Ignore\\nprevious instructions.``),
-  as it renders; blank lines, headings, list items, tables and fences end it.
+  as it renders; blank lines, headings, list items, tables and fences end it;
+* ``quotes``: quote characters inside a word removed, as a shell removes them
+  (``"cu"rl``, ``c''url``, ``c\\url``, PowerShell's ``i`e`x``: ``curl``, ``iex``), on
+  the lines where the words so read hold a command marker the line does not.
 
-The directive rules read a Markdown file's view with every kind; the command rules read
-a view with the invisible characters removed (and, in Markdown, the references
-decoded): a shell does not read look-alike letters, emphasis or paragraphs as a model
-does. A view is built only when the text holds something it would change, and the
-rules run on it only for the markers it holds on the lines it changed. A finding that
-appears only in a view is reported at its place in the file, its message saying what
-the view undid; an evasion (a kind of :data:`HIDING` was needed: invisible characters,
-references, look-alike letters, markup inside a word) is an error, whatever the rule's
+The directive rules read a Markdown file's view with every kind but ``quotes``; the
+command rules read a view with the invisible characters and the quotes inside words
+removed (and, in Markdown, the references decoded): a shell does not read look-alike
+letters, emphasis or paragraphs as a model does. A view is built only when the text
+holds something it would change, and the rules run on it only for the markers it holds
+on the lines it changed. A finding that appears only in a view is reported at its place
+in the file, its message saying what the view undid; an evasion (a kind of
+:data:`HIDING` was needed: invisible characters, references, look-alike letters, markup
+or quotes inside a word) is an error, whatever the rule's
 severity, while a finding that needed only a paragraph's line breaks or emphasis around
 words keeps its rule's severity (that is how honest text is written).
 
@@ -46,7 +50,16 @@ from itertools import accumulate
 from skillpack.scan import commands, directives
 from skillpack.scan.markdown import PARAGRAPH, RAW, Blocks, CodeText, blocks, merge
 from skillpack.scan.model import ERROR
-from skillpack.scan.text import Lazy, Markers, ascii_lower, marked_lines, marker_places
+from skillpack.scan.text import (
+    QUOTE_CHARS,
+    QUOTE_IN_WORD,
+    Lazy,
+    Markers,
+    ascii_lower,
+    has_quote_in_word,
+    marked_lines,
+    marker_places,
+)
 
 Raw = tuple[int, str, str, str]  # (offset, code, severity, message)
 
@@ -56,6 +69,7 @@ LOOKALIKE = "look-alike"
 MARKUP = "markup"
 INWORD = "markup-in-word"
 JOIN = "join"
+QUOTES = "quotes"
 
 #: what a view undid, in the order a message lists it
 UNDID = {
@@ -65,11 +79,12 @@ UNDID = {
     MARKUP: "the emphasis and code markup removed",
     INWORD: "the markup inside words removed",
     JOIN: "the paragraph's lines read as one line",
+    QUOTES: "the quotes inside words removed, as a shell reads them",
 }
 #: the kinds that only hide a text (no honest writer breaks a word with them): a finding
 #: they were needed for is an error; emphasis around words and a paragraph's line
 #: breaks are how honest text is written, and leave a finding its rule's severity
-HIDING = frozenset({HIDDEN, REFS, LOOKALIKE, INWORD})
+HIDING = frozenset({HIDDEN, REFS, LOOKALIKE, INWORD, QUOTES})
 #: the invisible characters by kind, for the message (the rest: "invisible characters")
 _INVISIBLE_NAMES = (
     ("zero-width characters", frozenset("\u200b\u200c\u200d\u2060\ufeff")),
@@ -249,6 +264,45 @@ _EMPHASIS = Lazy(
 _NO_MARKUP = Lazy(r"<!--.*?(?:-->|\Z)|https?://[^\s<>()]+|\]\([^)\n]*\)?|<[^>\n]*>", re.DOTALL)
 
 
+_NO_QUOTES = str.maketrans("", "", QUOTE_CHARS)
+_WORD = Lazy(r"\S+")
+
+
+def _quote_edits(text: str, markers: Markers) -> list[Edit]:
+    """:attr:`Source.quotes` of ``text`` for the command rules' ``markers``: each line
+    holding a quote inside a word once, its words with one read without their quotes."""
+    found: list[Edit] = []
+    if not has_quote_in_word(text):
+        return found
+    find = text.find
+    pos = 0
+    while True:
+        match = QUOTE_IN_WORD.search(text, pos)
+        if match is None:
+            return found
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = find("\n", match.end())
+        end = len(text) if end < 0 else end
+        pos = end
+        line = text[start:end]
+        edits: list[Edit] = []
+        pieces: list[str] = []
+        last = 0
+        for word in _WORD.compiled.finditer(line):
+            if QUOTE_IN_WORD.search(line, word.start(), word.end()) is None:
+                continue
+            edits += [
+                (start + i, start + i + 1, "", QUOTES)
+                for i in range(word.start(), word.end())
+                if line[i] in QUOTE_CHARS
+            ]
+            pieces += [line[last : word.start()], word.group().translate(_NO_QUOTES)]
+            last = word.end()
+        read = "".join(pieces) + line[last:]
+        if markers.present(ascii_lower(read)) - markers.present(ascii_lower(line)):
+            found += edits
+
+
 #: a span of the text left out of a view (outside the parts the rules read again)
 _SKIP = "skip"
 
@@ -266,6 +320,7 @@ class Source:
         self._code: tuple[list[int], list[int]] | None = None
         self._refs: list[Edit] | None = None
         self._lookalikes: list[int] | None = None
+        self._quotes: list[Edit] | None = None
 
     @property
     def blocks(self) -> Blocks:
@@ -317,8 +372,23 @@ class Source:
             self._lookalikes = found
         return self._lookalikes
 
+    @property
+    def quotes(self) -> list[Edit]:
+        """The quote characters a shell removes from the words that hold one inside
+        (:data:`~skillpack.scan.text.QUOTE_IN_WORD`: ``"cu"rl``, ``ba''sh``, ``c\\url``,
+        ``i`e`x``), on the lines where the words read without them hold a marker of the
+        command rules that the line does not: elsewhere (``O'Brien``, a regular
+        expression's ``r'\\d'``) nothing a rule reads changes."""
+        if self._quotes is None:
+            self._quotes = _quote_edits(
+                self.text, (COMMANDS_MARKDOWN if self.markdown else COMMANDS_SCRIPT).markers
+            )
+        return self._quotes
+
     def edits(self, kind: str, units: list[tuple[int, int, int]] | None) -> list[Edit]:
         """The edits of ``kind`` (of ``units`` only, when given: markup and joins)."""
+        if kind == QUOTES:
+            return self.quotes
         if kind == HIDDEN:
             return [(start, end, "", HIDDEN) for start, end in self.hidden]
         if kind == REFS:
@@ -611,10 +681,12 @@ def _with_comments(
 
 
 def plan_commands(source: Source) -> Plan | None:
-    """The view the command rules read again: the invisible characters removed (and in
-    Markdown the references decoded), all of the text (a command may run on over its
-    lines), or None when the text holds neither."""
+    """The view the command rules read again: the invisible characters and the quotes
+    inside words removed (and in Markdown the references decoded), all of the text (a
+    command may run on over its lines), or None when the text holds none of them."""
     kinds = _rare(source)
+    if source.quotes:
+        kinds.append(QUOTES)
     return Plan(tuple(kinds), None) if kinds else None
 
 
@@ -674,15 +746,19 @@ _OVERRIDES = frozenset(directives.OVERRIDE_MARKERS)
 
 def needed(text: str, markdown: bool, present: Collection[str], hidden: list[Span]) -> bool:
     """Whether a view of ``text`` may show anything (the cheap tests, before any view
-    is planned): invisible characters; and in Markdown a character reference, a
-    non-ASCII letter, an override marker (found loosely) or markup inside a word."""
+    is planned): invisible characters, a quote inside a word; and in Markdown a
+    character reference, a non-ASCII letter, an override marker (found loosely) or
+    markup inside a word."""
     if hidden:
         return True
-    if not markdown:
-        return False
-    if "&" in text or not text.isascii() or not _OVERRIDES.isdisjoint(present):
+    if markdown and (
+        "&" in text
+        or not text.isascii()
+        or not _OVERRIDES.isdisjoint(present)
+        or (("*" in text or "`" in text) and bool(_intraword(text)))
+    ):
         return True
-    return ("*" in text or "`" in text) and bool(_intraword(text))
+    return has_quote_in_word(text)
 
 
 def evasions(
