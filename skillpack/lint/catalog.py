@@ -813,7 +813,8 @@ _RULES: tuple[Rule, ...] = (
         "A command downloads a script and runs it: a fetch piped into a shell or an "
         "interpreter (| sh, | sudo -E bash -s, | env bash, | xargs bash -c, | pwsh, | tee x | "
         "sh), a shell, source or eval of a fetch's output (bash -c \"$(curl ...)\", "
-        ". <(curl ...)), a fetched file run next (curl -o x ... && ./x), PowerShell "
+        ". <(curl ...), or s=$(curl ...) then eval \"$s\" on a later line), a fetched "
+        "file run next (curl -o x ... && ./x), PowerShell "
         "iex (iwr ...), exec(urlopen(...)).",
         "Whatever the server sends at that moment runs with the agent's rights: the "
         "content is not in the skill, not in its digest, not reviewed. The scan reads "
@@ -886,6 +887,8 @@ _RULES: tuple[Rule, ...] = (
         "into the sending tool (cat ~/.ssh/id_rsa | curl -d @-, tar cz ~/.ssh | curl -T "
         "-), passed to it as a file (@.env.local, -F f=@~/.aws/credentials, -T, "
         "--upload-file, scp), put into the request by substitution (curl -d \"$(env)\"), "
+        "or through a variable set to one on an earlier line of a shell script or of "
+        "Markdown's code (k=$(cat ~/.ssh/id_rsa), then curl -d \"$k\"), "
         "written to a file that is sent next, or the environment posted by code "
         "(requests.post(url, json={**os.environ})).",
         "SSH keys, cloud credentials (~/.aws, ~/.azure, ~/.kube/config, gcloud, docker "

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.flows import judge_shell
@@ -41,7 +41,8 @@ from skillpack.scan.markdown import CodeMap
 from skillpack.scan.model import ERROR, WARNING
 from skillpack.scan.secrets import ENV_DUMP, SECRET, secret_read
 from skillpack.scan.shell import ShellLine, joined, logical_span
-from skillpack.scan.text import Lazy, marked_lines
+from skillpack.scan.text import Lazy, Markers, ascii_lower, marked_lines
+from skillpack.scan.variables import MAX_USES, Assignment, assignments, expand, source_offset
 
 __all__ = [
     "CREDENTIAL_EXFIL",
@@ -449,12 +450,14 @@ def _in_comment(text: str, at: int) -> bool:
 
 
 def find_commands(
-    text: str, lowered: str, markdown: bool, present: Collection[str]
+    text: str, lowered: str, markdown: bool, present: Collection[str], variables: bool = False
 ) -> Iterator[tuple[int, str, str, str]]:
     """(offset, code, severity, message) of each dangerous command in ``text``
     (``lowered``: :func:`~skillpack.scan.text.ascii_lower` of it; ``present``: the
     markers of :data:`MARKERS` it holds, or of :data:`SCRIPT_MARKERS` for a script), at
-    most one per code and line."""
+    most one per code and line; ``variables``: a shell runs the text's lines in order (a
+    shell script, Markdown's code), so a variable carries a substitution's output from
+    one line to a later one (:mod:`.variables`)."""
     raw: list[tuple[int, str, str]] = []  # (offset, code, message)
     rules_on: dict[tuple[int, int], set[str]] = {}  # logical line -> rule names
     files: set[str] = set()
@@ -475,7 +478,8 @@ def find_commands(
         if start > span[1]:
             span = logical_span(text, start, end, markdown)
         rules_on.setdefault(span, set()).update(r.name for r in on_lines)
-    if not rules_on and not files:
+    tracked = assignments(text, markdown, _may_flow) if variables and "$" in text else {}
+    if not rules_on and not files and not tracked:
         return
     code_map: CodeMap | None = None
 
@@ -524,6 +528,8 @@ def find_commands(
                     code, extra = download(start + at, line[at:])
                     message += extra
                 raw.append((start + at, code, message))
+    if tracked:
+        raw.extend(_through_variables(text, markdown, tracked, download))
     for name in files:
         rule = _BY_NAME[name]
         if rule.name == "load-time-block":
@@ -534,6 +540,63 @@ def find_commands(
         if first >= 0:
             raw.append((last, rule.code, rule.what))
     yield from _report(text, raw, spans, markdown)
+
+
+#: the rules that judge what a variable holds where it is used: its value run
+#: (``bash -c "$s"``, ``eval "$s"``) or sent (``curl -d "$k"``)
+_VARIABLE_RULES = ("download-substitution", "decode-substitution", "exfil-substitution")
+_USES = Lazy(r"\$\{?([A-Za-z_]\w{0,63})")
+_VALUE_MARKERS: list[Markers] = []
+
+
+def _may_flow(value: str) -> bool:
+    """Whether a substitution a variable is assigned may matter where it is used: it
+    holds a marker of :data:`_VARIABLE_RULES` (a fetch, a decode, a secret);
+    ``$(date +%s)`` or ``$(git rev-parse HEAD)`` is not looked for again."""
+    if not _VALUE_MARKERS:
+        wanted = (m for name in _VARIABLE_RULES for m in _BY_NAME[name].markers)
+        _VALUE_MARKERS.append(Markers(m for m in wanted if m not in _SUBST_MARKERS))
+    return bool(_VALUE_MARKERS[0].present(ascii_lower(value)))
+
+
+def _through_variables(
+    text: str,
+    markdown: bool,
+    tracked: dict[str, list[Assignment]],
+    download: Callable[[int, str], tuple[str, str]],
+) -> list[tuple[int, str, str]]:
+    """(offset, code, message) of what the substitution rules find on the logical lines
+    that use a variable holding a substitution (:mod:`.variables`), read with the
+    substitution in the variable's place; at most :data:`~.variables.MAX_USES` lines."""
+    found: list[tuple[int, str, str]] = []
+    span = (-1, -1)
+    lines = 0
+    for use in _USES.finditer(text):
+        if use.start() <= span[1] or use.group(1) not in tracked:
+            continue
+        start = text.rfind("\n", 0, use.start()) + 1
+        end = text.find("\n", use.start())
+        span = logical_span(text, start, len(text) if end < 0 else end, markdown)
+        lines += 1
+        if lines > MAX_USES:
+            break
+        expanded = expand(joined(text, span[0], span[1], markdown), span[0], tracked)
+        if expanded is None:
+            continue
+        line, pieces, via = expanded
+        held = ", ".join(dict.fromkeys(f"${a.name} (set on line {a.line})" for a in via))
+        for hit in judge_shell(ShellLine(line, markdown), set(_VARIABLE_RULES)):
+            rule = _BY_NAME[hit.rule]
+            at = span[0] + source_offset(pieces, hit.at)
+            code, extra = rule.code, ""
+            if code == DOWNLOAD_EXEC:
+                code, extra = download(at, line[hit.urls[0] : hit.urls[1]] if hit.urls[1] else line)
+            if "{" in rule.what:
+                message = rule.what.format(secret=hit.message)
+            else:
+                message = hit.message or rule.what
+            found.append((at, code, f"{message}{extra}, through {held}"))
+    return found
 
 
 def _line_rule(rule: Rule, line: str, markdown: bool) -> Iterator[tuple[int, str, str]]:

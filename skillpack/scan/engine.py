@@ -28,7 +28,7 @@ from collections.abc import Collection
 from skillpack.scan import commands, directives, hidden
 from skillpack.scan.model import ScanFinding
 from skillpack.scan.text import Lazy, Markers, ascii_lower, has_quote_in_word
-from skillpack.scan.textfile import read_text
+from skillpack.scan.textfile import is_shell_path, read_text
 
 #: every code the scan may report
 CODES: frozenset[str] = frozenset({*hidden.SEVERITY, *directives.SEVERITY, *commands.SEVERITY})
@@ -115,13 +115,14 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
     read: list[tuple[int, str, str, str]] = []
     if markdown:
         read.extend(directives.find_directives(text, lowered, present))
-    read.extend(commands.find_commands(text, lowered, markdown, present))
+    shell = markdown or is_shell_path(path)
+    read.extend(commands.find_commands(text, lowered, markdown, present, shell))
     if _may_need_views(text, markdown, present, invisible):
         from skillpack.scan import views  # imported for a file that may need a view
 
         if views.needed(text, markdown, present, invisible):
             evasions, superseded = views.evasions(
-                text, markdown, lowered, present, invisible, read, MAX_PER_CODE
+                text, markdown, lowered, present, invisible, read, MAX_PER_CODE, shell
             )
             if superseded:
                 read = [r for r in read if (r[0], r[1]) not in superseded]

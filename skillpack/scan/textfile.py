@@ -37,6 +37,10 @@ TEXT_SUFFIXES = frozenset(
     }
 )  # fmt: skip
 
+#: the extensions of the files whose lines a shell runs in order (a variable set on one
+#: line is used on a later one): shell scripts, and YAML (a CI job's ``run:`` lines)
+SHELL_SUFFIXES = frozenset({"sh", "bash", "zsh", "ksh", "command", "bats", "yaml", "yml"})
+
 #: the signatures of binary formats (their first bytes)
 BINARY_SIGNATURES = (
     b"\x89PNG\r\n\x1a\n",  # PNG
@@ -67,6 +71,16 @@ def is_text_path(path: str, data: bytes) -> bool:
     if dot > path.rfind("/") + 1:  # an extension, not a name starting with a dot
         return path[dot + 1 :].lower() in TEXT_SUFFIXES
     return data.startswith(b"#!")
+
+
+def is_shell_path(path: str) -> bool:
+    """Whether the skill-relative ``path`` names a file a shell runs line by line
+    (:data:`SHELL_SUFFIXES`, or no extension: a script with a shebang, a Dockerfile, a
+    Makefile); JavaScript's ``e=$(this)`` is no shell variable."""
+    dot = path.rfind(".")
+    if dot > path.rfind("/") + 1:
+        return path[dot + 1 :].lower() in SHELL_SUFFIXES
+    return True
 
 
 def _utf8_after_bom(data: bytes) -> bool:

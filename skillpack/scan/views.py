@@ -265,7 +265,13 @@ _NO_MARKUP = Lazy(r"<!--.*?(?:-->|\Z)|https?://[^\s<>()]+|\]\([^)\n]*\)?|<[^>\n]
 
 
 _NO_QUOTES = str.maketrans("", "", QUOTE_CHARS)
-_WORD = Lazy(r"\S+")
+#: the part of a word before a quote inside it, and the part after (a word longer than
+#: :data:`_MAX_WORD` is read from that far back), and the characters around a changed
+#: word that a probe for markers reads with it
+_WORD_BEFORE = Lazy(r"\S+\Z")
+_WORD_AFTER = Lazy(r"\S+")
+_MAX_WORD = 256
+_NEAR = 40
 
 
 def _quote_edits(text: str, markers: Markers) -> list[Edit]:
@@ -288,16 +294,28 @@ def _quote_edits(text: str, markers: Markers) -> list[Edit]:
         edits: list[Edit] = []
         pieces: list[str] = []
         last = 0
-        for word in _WORD.compiled.finditer(line):
-            if QUOTE_IN_WORD.search(line, word.start(), word.end()) is None:
-                continue
+        probes: list[str] = []  # each changed word read with what stands around it
+        for split in QUOTE_IN_WORD.finditer(line):
+            if split.start() < last:
+                continue  # in the word just read
+            before = _WORD_BEFORE.search(line, max(0, split.start() - _MAX_WORD), split.start())
+            left = split.start() if before is None else before.start()
+            after = _WORD_AFTER.match(line, split.end())
+            right = split.end() if after is None else after.end()
             edits += [
                 (start + i, start + i + 1, "", QUOTES)
-                for i in range(word.start(), word.end())
+                for i in range(left, right)
                 if line[i] in QUOTE_CHARS
             ]
-            pieces += [line[last : word.start()], word.group().translate(_NO_QUOTES)]
-            last = word.end()
+            pieces += [line[last:left], line[left:right].translate(_NO_QUOTES)]
+            last = right
+            near = line[max(0, left - _NEAR) : right + _NEAR]
+            probes.append(near.translate(_NO_QUOTES))
+        # the whole line compared only when a changed word and what stands around it
+        # (a marker is at most two words) read as a marker: most such lines (JSON's
+        # "\n", a regular expression's "\d") do not
+        if not markers.present(ascii_lower("\n".join(probes))):
+            continue
         read = "".join(pieces) + line[last:]
         if markers.present(ascii_lower(read)) - markers.present(ascii_lower(line)):
             found += edits
@@ -582,12 +600,18 @@ DIRECTIVES = Family(
 COMMANDS_MARKDOWN = Family(
     frozenset(commands.SEVERITY),
     Markers(commands.MARKERS),
-    lambda text, lowered, present: commands.find_commands(text, lowered, True, present),
+    lambda text, lowered, present: commands.find_commands(text, lowered, True, present, True),
 )
 COMMANDS_SCRIPT = Family(
     frozenset(commands.SEVERITY),
     Markers(commands.SCRIPT_MARKERS),
     lambda text, lowered, present: commands.find_commands(text, lowered, False, present),
+)
+#: a shell script's: its variables carry values from line to line, as in the text
+COMMANDS_SHELL = Family(
+    COMMANDS_SCRIPT.codes,
+    COMMANDS_SCRIPT.markers,
+    lambda text, lowered, present: commands.find_commands(text, lowered, False, present, True),
 )
 #: a finding of the first code in a view replaces one of the second at the same place
 _SUPERSEDES = {
@@ -769,6 +793,7 @@ def evasions(
     hidden: list[Span],
     plain: list[Raw],
     shown: int = 50,
+    shell: bool = False,
 ) -> tuple[list[Raw], set[tuple[int, str]]]:
     """The findings that appear only in a view of ``text`` (at error severity, placed
     in the text, saying what the view undid), and the plain findings they supersede
@@ -777,14 +802,16 @@ def evasions(
     the engine found in it (the override markers loosely: across line breaks and
     emphasis); ``hidden``: the spans of the invisible characters the hidden-character
     rules flag; ``plain``: the findings of the text itself; ``shown``: the findings
-    per code a file lists (past them, what a view undid is not worked out)."""
+    per code a file lists (past them, what a view undid is not worked out); ``shell``:
+    a shell script, whose variables the command rules follow from line to line."""
     source = Source(text, markdown, hidden)
     found: list[Raw] = []
     dropped: set[tuple[int, str]] = set()
     plans: list[tuple[Family, Plan | None]] = []
     if markdown:
         plans.append((DIRECTIVES, plan_directives(source, lowered, present)))
-    plans.append((COMMANDS_MARKDOWN if markdown else COMMANDS_SCRIPT, plan_commands(source)))
+    family = COMMANDS_MARKDOWN if markdown else COMMANDS_SHELL if shell else COMMANDS_SCRIPT
+    plans.append((family, plan_commands(source)))
     for family, plan in plans:
         if plan is None:
             continue
