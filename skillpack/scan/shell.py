@@ -150,13 +150,16 @@ _MAX_DEPTH = 32
 
 def _name(word: str) -> str:
     """A command word as the shell runs it: quotes and escapes removed, the directory
-    and ``.exe`` left out, lowercase (``"cu"rl``, ``c\\url``, ``/usr/bin/curl`` and
-    PowerShell's ``i`ex`` are curl, curl, curl and iex)."""
+    and ``.exe`` left out, lowercase, Markdown's emphasis around it dropped (``"cu"rl``,
+    ``c\\url``, ``/usr/bin/curl``, ``**curl`` and PowerShell's ``i`ex`` are curl, curl,
+    curl, curl and iex)."""
     if "\\" in word or "'" in word or '"' in word or "`" in word:
         if "\\" in word and (word[1:3] == ":\\" or word.lower().endswith(".exe")):
             word = word.replace("\\", "/")
         word = _UNQUOTE.sub(r"\1", _balanced(word))
-    name = word.rsplit("/", 1)[-1].lower().removesuffix(".exe")
+    # Markdown's emphasis around a command (**curl ... | sh**): no command name starts
+    # with "*" (a shell would read a glob there)
+    name = word.rsplit("/", 1)[-1].lower().removesuffix(".exe").lstrip("*")
     leading = _NAME_CHARS.match(name)
     if leading is not None and leading.end() < len(name):
         name = leading.group().removesuffix(".exe")  # bash"}}: the end of a JSON string
