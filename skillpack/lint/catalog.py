@@ -814,7 +814,8 @@ _RULES: tuple[Rule, ...] = (
         "interpreter (| sh, | sudo -E bash -s, | env bash, | xargs bash -c, | pwsh, | tee x | "
         "sh), a shell, source or eval of a fetch's output (bash -c \"$(curl ...)\", "
         ". <(curl ...), or s=$(curl ...) then eval \"$s\" on a later line), a fetched "
-        "file run next (curl -o x ... && ./x), PowerShell "
+        "file run next (curl -o x ... && ./x, or ./x on a later line of a shell script or "
+        "of Markdown's code), PowerShell "
         "iex (iwr ...), exec(urlopen(...)).",
         "Whatever the server sends at that moment runs with the agent's rights: the "
         "content is not in the skill, not in its digest, not reviewed. The scan reads "

@@ -346,7 +346,11 @@ def fetch_outputs(parsed: ShellLine, cmd: Command) -> set[str]:
                 found.add(normal_path(word[flag + 1 :] or value))
                 named = True
     if (name == "wget" and not named) or (
-        name == "curl" and any(w in ("-O", "--remote-name") for w in plain)
+        name == "curl"
+        and any(
+            w in ("-O", "--remote-name") or (w[:1] == "-" and w[1:2] != "-" and "O" in w)
+            for w in plain
+        )  # -O alone or in a cluster: -sO, -fsSLO
     ):
         for _, _, path in URL.findall(parsed.line[cmd.start : cmd.end]):
             last = path.split("?", 1)[0].rsplit("/", 1)[-1]

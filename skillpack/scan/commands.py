@@ -35,6 +35,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
+from skillpack.scan.fetched import fetched_files, runs_fetched
 from skillpack.scan.flows import judge_shell
 from skillpack.scan.hosts import KNOWN_INSTALLERS, honest_installer
 from skillpack.scan.markdown import CodeMap
@@ -494,6 +495,7 @@ def find_commands(
         return code, " (an installer from a named HTTPS host)" if code == INSTALLER_PIPE else ""
 
     spans = sorted(rules_on)
+    names_on = {name for names in rules_on.values() for name in names}
     for start, end in spans:
         names = rules_on[(start, end)]
         line = joined(text, start, end, markdown)
@@ -530,6 +532,8 @@ def find_commands(
                 raw.append((start + at, code, message))
     if tracked:
         raw.extend(_through_variables(text, markdown, tracked, download))
+    if variables and "download-then-run" in names_on:
+        raw.extend(_fetched_then_run(text, markdown, spans, rules_on, download))
     for name in files:
         rule = _BY_NAME[name]
         if rule.name == "load-time-block":
@@ -596,6 +600,37 @@ def _through_variables(
             else:
                 message = hit.message or rule.what
             found.append((at, code, f"{message}{extra}, through {held}"))
+    return found
+
+
+def _indent(text: str, start: int) -> int:
+    """The white space at the start of the line at ``start``."""
+    end = start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end - start
+
+
+def _fetched_then_run(
+    text: str,
+    markdown: bool,
+    spans: list[tuple[int, int]],
+    rules_on: dict[tuple[int, int], set[str]],
+    download: Callable[[int, str], tuple[str, str]],
+) -> list[tuple[int, str, str]]:
+    """(offset, code, message) of each later line of a shell text that runs a file a
+    fetch wrote (:mod:`.fetched`: ``curl -o /tmp/p URL``, then ``/tmp/p``)."""
+    fetching = [span for span in spans if "download-then-run" in rules_on[span]]
+    code_map = CodeMap(text) if markdown else None
+    if code_map is not None:  # in Markdown, the fetch and the run each in code
+        fetching = [span for span in fetching if code_map.in_code(span[0] + _indent(text, span[0]))]
+    found: list[tuple[int, str, str]] = []
+    for at, item in runs_fetched(text, markdown, fetched_files(text, markdown, fetching)):
+        if code_map is not None and not code_map.in_code(at):
+            continue
+        code, extra = download(at, item.command)
+        what = _BY_NAME["download-then-run"].what
+        found.append((at, code, f"{what}{extra}: runs {item.path}, fetched on line {item.line}"))
     return found
 
 

@@ -1,0 +1,97 @@
+"""A file a fetch writes on one line and a later line runs.
+
+``curl -s URL -o /tmp/p``, then ``chmod +x /tmp/p`` and ``/tmp/p`` (a dropper), or
+``wget URL -O i.sh`` then ``bash i.sh``: the flow rules judge one logical line at a time
+(the same line, ``curl -o x URL && ./x``, is theirs), and a shell runs a script's lines
+in order. :func:`fetched_files` reads the files the fetches of some logical lines write;
+:func:`runs_fetched` finds each later logical line with a command that runs one of them
+(``sh FILE``, ``. FILE``, ``./FILE``: :func:`~skillpack.scan.actions.ran_file`). Linear:
+at most :data:`MAX_FETCHED` files, each looked for by name from the end of its fetch's
+line, at most :data:`MAX_CANDIDATES` lines parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from skillpack.scan.actions import fetch_outputs, fetches, ran_file
+from skillpack.scan.programs import SCRIPT_RUNNERS
+from skillpack.scan.shell import Head, ShellLine, joined, logical_span
+
+MAX_FETCHED = 64
+MAX_CANDIDATES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """A file a fetch writes: its path (as :func:`ran_file` reads one), the fetch's
+    line (1-based), the fetch command's text (its URLs), and the end of its logical line."""
+
+    path: str
+    line: int
+    command: str
+    end: int
+
+
+def fetched_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -> list[Fetched]:
+    """The files the fetches on the logical lines ``spans`` (sorted) write, in order."""
+    found: list[Fetched] = []
+    for start, end in spans:
+        parsed = ShellLine(joined(text, start, end, markdown), markdown)
+        for frame in parsed.frames:
+            for cmd in frame.cmds:
+                if not fetches(parsed, cmd):
+                    continue
+                line = text.count("\n", 0, start) + 1
+                command = parsed.line[cmd.start : cmd.end]
+                for path in sorted(fetch_outputs(parsed, cmd)):
+                    if path and path != "-" and not path.startswith("/dev/"):
+                        found.append(Fetched(path, line, command, end))
+                        if len(found) >= MAX_FETCHED:
+                            return found
+    return found
+
+
+def _runs_by_name(head: Head) -> bool:
+    """Whether the command runs a file it names as a script runner does (``sh x``,
+    ``python3 x``, ``. x``) or as a path (``./x``, ``/tmp/x``): a word that only holds
+    a slash (``recon/raw/app.js``, a quoted argument split off) runs nothing here."""
+    return head.name in SCRIPT_RUNNERS or head.raw.startswith(("./", "/", "~/", ".\\"))
+
+
+def runs_fetched(
+    text: str, markdown: bool, fetched: list[Fetched]
+) -> Iterator[tuple[int, Fetched]]:
+    """(offset of the command, the file) for each later logical line that runs a file of
+    ``fetched``, once per line and file."""
+    parsed_at: dict[tuple[int, int], ShellLine] = {}
+    looked = 0
+    for item in fetched:
+        name = item.path.rsplit("/", 1)[-1]
+        pos = text.find(name, item.end)
+        done: set[tuple[int, int]] = set()
+        while pos >= 0 and looked < MAX_CANDIDATES:
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            span = logical_span(text, start, len(text) if end < 0 else end, markdown)
+            pos = text.find(name, span[1])
+            if span in done:
+                continue
+            done.add(span)
+            looked += 1
+            parsed = parsed_at.get(span)
+            if parsed is None:
+                parsed = parsed_at[span] = ShellLine(joined(text, *span, markdown), markdown)
+            for frame in parsed.frames:
+                for cmd in frame.cmds:
+                    head = parsed.head(cmd)
+                    if head is None or not _runs_by_name(head):
+                        continue
+                    ran = ran_file(parsed, cmd)
+                    if ran and (item.path in (ran, ran.rsplit("/", 1)[-1]) or ran == name):
+                        yield span[0] + head.at, item
+                        break
+                else:
+                    continue
+                break
