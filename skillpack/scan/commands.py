@@ -35,6 +35,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
+from skillpack.scan.actions import runs_stdin
 from skillpack.scan.fetched import fetched_files, runs_fetched
 from skillpack.scan.flows import judge_shell
 from skillpack.scan.hosts import KNOWN_INSTALLERS, honest_installer
@@ -504,24 +505,30 @@ def find_commands(
         if shell and any(
             not _BY_NAME[n].needs or any(c in line for c in _BY_NAME[n].needs) for n in shell
         ):
-            for found in judge_shell(ShellLine(line, markdown), shell):
-                rule = _BY_NAME[found.rule]
-                code, extra = rule.code, ""
-                if code == DOWNLOAD_EXEC:
-                    if DOWNLOAD_EXEC in seen and INSTALLER_PIPE in seen:
-                        continue
-                    urls = line[found.urls[0] : found.urls[1]] if found.urls[1] else line
-                    code, extra = download(start + found.at, urls)
-                if code in seen:
-                    continue  # one finding per code and line
-                seen.add(code)
-                if rule.code != DOWNLOAD_EXEC or (INSTALLER_PIPE in seen and DOWNLOAD_EXEC in seen):
-                    shell.discard(rule.name)
-                if "{" in rule.what:
-                    message = rule.what.format(secret=found.message)
-                else:
-                    message = found.message or rule.what
-                raw.append((start + found.at, code, message + extra))
+            # the line, then the code it prints into a shell (echo '...' | sh)
+            for base, code_line in [(0, line), *_printed_code(line, markdown)]:
+                for found in judge_shell(ShellLine(code_line, markdown), shell):
+                    rule = _BY_NAME[found.rule]
+                    at = start + base + found.at
+                    code, extra = rule.code, ""
+                    if code == DOWNLOAD_EXEC:
+                        if DOWNLOAD_EXEC in seen and INSTALLER_PIPE in seen:
+                            continue
+                        urls = (code_line[found.urls[0] : found.urls[1]] if found.urls[1]
+                                else code_line)  # fmt: skip
+                        code, extra = download(at, urls)
+                    if code in seen:
+                        continue  # one finding per code and line
+                    seen.add(code)
+                    if rule.code != DOWNLOAD_EXEC or (
+                        INSTALLER_PIPE in seen and DOWNLOAD_EXEC in seen
+                    ):
+                        shell.discard(rule.name)
+                    if "{" in rule.what:
+                        message = rule.what.format(secret=found.message)
+                    else:
+                        message = found.message or rule.what
+                    raw.append((at, code, message + extra))
         for name in names:
             if _BY_NAME[name].scope == "shell":
                 continue
@@ -600,6 +607,35 @@ def _through_variables(
             else:
                 message = hit.message or rule.what
             found.append((at, code, f"{message}{extra}, through {held}"))
+    return found
+
+
+#: a string printed into a pipe (echo '...' |, printf "..." |), and a here-string
+_PRINTED = Lazy(r"""\b(?:echo|printf)(?:\s+-[A-Za-z]+)*\s+(?:"([^"\n]*)"|'([^'\n]*)')(?=\s*\|)""")
+_HERE_STRING = Lazy(r"""<<<\s*(?:"([^"\n]*)"|'([^'\n]*)')""")
+
+
+def _printed_code(line: str, markdown: bool) -> list[tuple[int, str]]:
+    """(offset, text) of each string of ``line`` that a shell or an interpreter runs as
+    code: printed into a pipe to one (``echo 'curl ... | sh' | bash``), or given to one
+    as a here-string (``bash <<< "curl ... | sh"``)."""
+    found: list[tuple[int, str]] = []
+    if "echo" in line or "printf" in line:
+        for match in _PRINTED.finditer(line):
+            group = 1 if match.group(1) is not None else 2
+            rest = line[match.end() :].lstrip()[1:]
+            parsed = ShellLine(rest, markdown)
+            first = parsed.frames[0].cmds[0]
+            if rest[:1] not in "|&" and runs_stdin(parsed, first):
+                found.append((match.start(group), match.group(group)))
+    if "<<<" in line:
+        parsed = ShellLine(line, markdown)
+        for match in _HERE_STRING.finditer(line):
+            group = 1 if match.group(1) is not None else 2
+            fed = next((c for f in parsed.frames for c in f.cmds
+                        if c.start <= match.start() < c.end), None)  # fmt: skip
+            if fed is not None and runs_stdin(parsed, fed):
+                found.append((match.start(group), match.group(group)))
     return found
 
 
