@@ -37,14 +37,21 @@ from dataclasses import dataclass
 
 from skillpack.scan.actions import runs_stdin
 from skillpack.scan.fetched import fetched_files, runs_fetched
-from skillpack.scan.flows import judge_shell
+from skillpack.scan.flows import Found, judge_shell
 from skillpack.scan.hosts import KNOWN_INSTALLERS, honest_installer
 from skillpack.scan.markdown import CodeMap
 from skillpack.scan.model import ERROR, WARNING
 from skillpack.scan.secrets import ENV_DUMP, SECRET, secret_read
 from skillpack.scan.shell import ShellLine, joined, logical_span
 from skillpack.scan.text import Lazy, Markers, ascii_lower, marked_lines
-from skillpack.scan.variables import MAX_USES, Assignment, assignments, expand, source_offset
+from skillpack.scan.variables import (
+    MAX_USES,
+    USE,
+    Assignment,
+    assignments,
+    expand,
+    source_offset,
+)
 
 __all__ = [
     "CREDENTIAL_EXFIL",
@@ -485,12 +492,16 @@ def find_commands(
         return
     code_map: CodeMap | None = None
 
-    def download(at: int, urls: str) -> tuple[str, str]:
-        """SP520, or SP521 with what the message adds."""
+    def in_code(at: int) -> bool:
+        """Whether offset ``at`` of the Markdown text is code (its blocks parsed once)."""
         nonlocal code_map
         if code_map is None:
-            code_map = CodeMap(text if markdown else "")
-        shown = code_map.in_code(at) if markdown else _in_comment(text, at)
+            code_map = CodeMap(text)
+        return code_map.in_code(at)
+
+    def download(at: int, urls: str) -> tuple[str, str]:
+        """SP520, or SP521 with what the message adds."""
+        shown = in_code(at) if markdown else _in_comment(text, at)
         honest = honest_installer(urls, shown)
         code = INSTALLER_PIPE if honest else DOWNLOAD_EXEC
         return code, " (an installer from a named HTTPS host)" if code == INSTALLER_PIPE else ""
@@ -524,11 +535,7 @@ def find_commands(
                         INSTALLER_PIPE in seen and DOWNLOAD_EXEC in seen
                     ):
                         shell.discard(rule.name)
-                    if "{" in rule.what:
-                        message = rule.what.format(secret=found.message)
-                    else:
-                        message = found.message or rule.what
-                    raw.append((at, code, message + extra))
+                    raw.append((at, code, _message(rule, found) + extra))
         for name in names:
             if _BY_NAME[name].scope == "shell":
                 continue
@@ -540,7 +547,7 @@ def find_commands(
     if tracked:
         raw.extend(_through_variables(text, markdown, tracked, download))
     if variables and "download-then-run" in names_on:
-        raw.extend(_fetched_then_run(text, markdown, spans, rules_on, download))
+        raw.extend(_fetched_then_run(text, markdown, spans, rules_on, download, in_code))
     for name in files:
         rule = _BY_NAME[name]
         if rule.name == "load-time-block":
@@ -553,21 +560,29 @@ def find_commands(
     yield from _report(text, raw, spans, markdown)
 
 
+def _message(rule: Rule, found: Found) -> str:
+    """The message of a shell rule's finding: the rule's words, with the secret it
+    names, or the finding's own."""
+    if "{" in rule.what:
+        return rule.what.format(secret=found.message)
+    return found.message or rule.what
+
+
 #: the rules that judge what a variable holds where it is used: its value run
 #: (``bash -c "$s"``, ``eval "$s"``) or sent (``curl -d "$k"``)
 _VARIABLE_RULES = ("download-substitution", "decode-substitution", "exfil-substitution")
-_USES = Lazy(r"\$\{?([A-Za-z_]\w{0,63})")
-_VALUE_MARKERS: list[Markers] = []
+#: the markers of what they judge in a value (a fetch, a decode, a secret); a
+#: :class:`~skillpack.scan.text.Markers` builds its expression on its first use
+_VALUE_MARKERS = Markers(
+    m for name in _VARIABLE_RULES for m in _BY_NAME[name].markers if m not in _SUBST_MARKERS
+)
 
 
 def _may_flow(value: str) -> bool:
     """Whether a substitution a variable is assigned may matter where it is used: it
-    holds a marker of :data:`_VARIABLE_RULES` (a fetch, a decode, a secret);
-    ``$(date +%s)`` or ``$(git rev-parse HEAD)`` is not looked for again."""
-    if not _VALUE_MARKERS:
-        wanted = (m for name in _VARIABLE_RULES for m in _BY_NAME[name].markers)
-        _VALUE_MARKERS.append(Markers(m for m in wanted if m not in _SUBST_MARKERS))
-    return bool(_VALUE_MARKERS[0].present(ascii_lower(value)))
+    holds one of :data:`_VALUE_MARKERS`; ``$(date +%s)`` or ``$(git rev-parse HEAD)`` is
+    not looked for again."""
+    return bool(_VALUE_MARKERS.present(ascii_lower(value)))
 
 
 def _through_variables(
@@ -582,8 +597,8 @@ def _through_variables(
     found: list[tuple[int, str, str]] = []
     span = (-1, -1)
     lines = 0
-    for use in _USES.finditer(text):
-        if use.start() <= span[1] or use.group(1) not in tracked:
+    for use in USE.finditer(text):
+        if use.start() <= span[1] or (use.group(1) or use.group(2)) not in tracked:
             continue
         start = text.rfind("\n", 0, use.start()) + 1
         end = text.find("\n", use.start())
@@ -602,11 +617,7 @@ def _through_variables(
             code, extra = rule.code, ""
             if code == DOWNLOAD_EXEC:
                 code, extra = download(at, line[hit.urls[0] : hit.urls[1]] if hit.urls[1] else line)
-            if "{" in rule.what:
-                message = rule.what.format(secret=hit.message)
-            else:
-                message = hit.message or rule.what
-            found.append((at, code, f"{message}{extra}, through {held}"))
+            found.append((at, code, f"{_message(rule, hit)}{extra}, through {held}"))
     return found
 
 
@@ -653,16 +664,17 @@ def _fetched_then_run(
     spans: list[tuple[int, int]],
     rules_on: dict[tuple[int, int], set[str]],
     download: Callable[[int, str], tuple[str, str]],
+    in_code: Callable[[int], bool],
 ) -> list[tuple[int, str, str]]:
     """(offset, code, message) of each later line of a shell text that runs a file a
-    fetch wrote (:mod:`.fetched`: ``curl -o /tmp/p URL``, then ``/tmp/p``)."""
+    fetch wrote (:mod:`.fetched`: ``curl -o /tmp/p URL``, then ``/tmp/p``); in
+    Markdown, the fetch and the run each in code (``in_code``)."""
     fetching = [span for span in spans if "download-then-run" in rules_on[span]]
-    code_map = CodeMap(text) if markdown else None
-    if code_map is not None:  # in Markdown, the fetch and the run each in code
-        fetching = [span for span in fetching if code_map.in_code(span[0] + _indent(text, span[0]))]
+    if markdown:
+        fetching = [span for span in fetching if in_code(span[0] + _indent(text, span[0]))]
     found: list[tuple[int, str, str]] = []
     for at, item in runs_fetched(text, markdown, fetched_files(text, markdown, fetching)):
-        if code_map is not None and not code_map.in_code(at):
+        if markdown and not in_code(at):
             continue
         code, extra = download(at, item.command)
         what = _BY_NAME["download-then-run"].what

@@ -39,11 +39,12 @@ def fetched_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -
     found: list[Fetched] = []
     for start, end in spans:
         parsed = ShellLine(joined(text, start, end, markdown), markdown)
+        line = 0
         for frame in parsed.frames:
             for cmd in frame.cmds:
                 if not fetches(parsed, cmd):
                     continue
-                line = text.count("\n", 0, start) + 1
+                line = line or text.count("\n", 0, start) + 1
                 command = parsed.line[cmd.start : cmd.end]
                 for path in sorted(fetch_outputs(parsed, cmd)):
                     if path and path != "-" and not path.startswith("/dev/"):

@@ -29,7 +29,7 @@ _ASSIGNED = Lazy(r"=(?<=\w=)(\"?)(\$\(|`|\$\{?[A-Za-z_]\w*\}?)?")
 #: end in white space)
 _BEFORE_NAME = frozenset(" \t\n;&|(")
 #: a use of a variable: ``$name`` or ``${name}``
-_USE = Lazy(r"\$(?:\{([A-Za-z_]\w{0,63})\}|([A-Za-z_]\w{0,63})\b)")
+USE = Lazy(r"\$(?:\{([A-Za-z_]\w{0,63})\}|([A-Za-z_]\w{0,63})\b)")
 #: the logical lines rewritten in one text, and the longest rewritten line
 MAX_USES = 256
 MAX_LINE = 65_536
@@ -135,7 +135,7 @@ def expand(
     via: list[Assignment] = []
     last = 0
     size = 0
-    for match in _USE.finditer(line):
+    for match in USE.finditer(line):
         name = match.group(1) or match.group(2)
         held = _holding(tracked, name, start + match.start()) if name in tracked else None
         if held is None or not held.value:
