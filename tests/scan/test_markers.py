@@ -1,5 +1,6 @@
-"""The scan's prefilter (:class:`skillpack.scan.text.Markers`): one pass of one regular
-expression finds exactly the markers that one search per marker finds (plain strings,
+"""The scan's prefilter (:class:`skillpack.scan.text.Markers`): a few regular expressions
+(one per common anchor, one for the rare ones, one for the non-ASCII ones) find exactly
+the markers that one search per marker finds (plain strings,
 and markers whose spaces stand for any white space inside a line or that end at a word
 boundary), and neither the rules' case-insensitive letters (long s, Kelvin sign, dotless
 i) nor extra white space can hide a marker from the rule that needs it."""
@@ -53,6 +54,21 @@ def test_one_pass_finds_exactly_what_one_search_per_marker_finds(
     text = "".join(data.draw(st.lists(pieces, max_size=40)))
     found = Markers(wanted)
     assert found.present(text) == expected(text, tuple(wanted))
+
+
+# common anchors (a, b: an expression each), rare ones (x, !: one expression) and
+# non-ASCII ones (и, 忘: one expression, run only on a text that is not ASCII)
+MIXED = "abx!и忘"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(MIXED, min_size=1, max_size=3), min_size=1, max_size=10), st.data())
+def test_every_kind_of_anchor_together(wanted: list[str], data: st.DataObject) -> None:
+    pieces = st.sampled_from([*wanted, *MIXED, "\n", "ab"])
+    text = "".join(data.draw(st.lists(pieces, max_size=40)))
+    assert Markers(wanted).present(text) == expected(text, tuple(wanted))
+    ascii_only = text.encode("ascii", "ignore").decode()
+    assert Markers(wanted).present(ascii_only) == expected(ascii_only, tuple(wanted))
 
 
 @settings(max_examples=400, deadline=None)
