@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from pathlib import Path
@@ -31,6 +32,29 @@ def test_more_jobs_than_items_and_one_job() -> None:
 
     assert [x for part in map_ranges(work, 2, 5) for x in part] == [0, 1]
     assert map_ranges(work, 4, 1) == [[0, 1, 2, 3]]
+
+
+def test_the_collector_is_paused_in_every_process_of_a_pass_and_restored() -> None:
+    def work(start: int, stop: int) -> list[bool]:
+        return [gc.isenabled()]
+
+    assert gc.isenabled()
+    assert map_ranges(work, 3, 3) == [[False], [False], [False]]
+    assert map_ranges(work, 3, 1) == [[False]]
+    assert gc.isenabled()  # as it was before the pass
+    gc.disable()
+    try:
+        map_ranges(work, 2, 2)
+        assert not gc.isenabled()  # a caller's own pause is left alone
+    finally:
+        gc.enable()
+
+    def failing(start: int, stop: int) -> None:
+        raise ValueError("broken")
+
+    with pytest.raises(ValueError):
+        map_ranges(failing, 2, 1)
+    assert gc.isenabled()  # restored after an error too
 
 
 def test_an_exception_in_a_child_is_raised_here_with_its_traceback() -> None:

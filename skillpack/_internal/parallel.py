@@ -11,11 +11,13 @@ read once this process's own range is done; results come back in range order.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import os
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Generic, TypeVar, cast
 
 from skillpack.errors import UsageError
@@ -148,11 +150,35 @@ def can_fork() -> bool:
     return hasattr(os, "fork")
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the length of a pass over many skills,
+    then as it was. A pass makes many long-lived objects (results, archive entries)
+    and almost no cycles (20 objects over a 1,000-skill build), but the collector
+    traverses the whole growing heap again at every full collection: about 25 ms of
+    unpickling a worker's results went to it. A worker forked meanwhile inherits the
+    pause, so no collection of its own touches (and copies) every page it shares with
+    its parent."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
     """``work(start, stop)`` over ``range(count)`` split into ``jobs`` contiguous ranges
     (nested skills stay next to their parents): the first ones in forked children, the
     last in this process meanwhile (its results need no pickling); the results in range
-    order. ``work`` must return picklable values."""
+    order. ``work`` must return picklable values. The collector is paused meanwhile
+    (:func:`collector_paused`)."""
+    with collector_paused():
+        return _map_ranges(work, count, jobs)
+
+
+def _map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
     jobs = min(jobs, count) if can_fork() else 1
     if jobs <= 1:
         return [work(0, count)]

@@ -29,7 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillpack._internal.canonical import JSONValue
-from skillpack._internal.parallel import Forked, can_fork, default_jobs, map_ranges
+from skillpack._internal.parallel import (
+    Forked,
+    can_fork,
+    collector_paused,
+    default_jobs,
+    map_ranges,
+)
 from skillpack._internal.pickling import ByFields
 from skillpack._internal.words import plural
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
@@ -196,15 +202,16 @@ def run_pass(
 
     jobs = default_jobs(len(skills)) if jobs is None else jobs
     beside: Forked[list[Finding]] | None = None
-    if plan.lint is not None and plan.lint.tree_checks and jobs > 1 and can_fork():
-        beside = Forked(plan.lint.tree_findings)
-    try:
-        results = [result for part in map_ranges(work, len(skills), jobs) for result in part]
-        tree = None if beside is None else beside.result()
-        beside = None
-    finally:
-        if beside is not None:  # the pass failed: stop the tree checks too
-            beside.stop()
+    with collector_paused():
+        if plan.lint is not None and plan.lint.tree_checks and jobs > 1 and can_fork():
+            beside = Forked(plan.lint.tree_findings)
+        try:
+            results = [r for part in map_ranges(work, len(skills), jobs) for r in part]
+            tree = None if beside is None else beside.result()
+            beside = None
+        finally:
+            if beside is not None:  # the pass failed: stop the tree checks too
+                beside.stop()
     return results, tree
 
 
