@@ -33,6 +33,7 @@ WORK = HERE / "_work"
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
+from _timing import compile_package  # noqa: E402
 
 #: GNU time reports a command's peak RSS; measured from this process instead, a child
 #: would count this process's memory too (Linux charges it up to the exec)
@@ -142,6 +143,7 @@ def main() -> None:
         "assets), 3 runs, --no-lint; 0 (default) skips it",
     )
     args = parser.parse_args()
+    compile_package()
     if shutil.which("zip") is None:
         sys.exit("zip (Info-ZIP) is not installed: apt-get install -y zip")
     synthetic = WORK / "synthetic"

@@ -39,7 +39,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE)]
 
-from bench_install import PYTHON, REPO, WORK, _env, _time, fmt, skills_cli  # noqa: E402
+from _timing import compile_package  # noqa: E402
+from bench_install import PYTHON, WORK, _env, _time, fmt, skills_cli  # noqa: E402
 from gen_tree import generate  # noqa: E402
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
@@ -77,7 +78,7 @@ def main() -> int:
     home = WORK / "git-install-home"
     home.mkdir(exist_ok=True)
     bare = prepare(args.skills)
-    subprocess.run([PYTHON, "-m", "compileall", "-q", REPO / "skillpack"], check=True)
+    compile_package()
     if args.skills_cli is not None:
         modules = args.skills_cli / "node_modules"
         node = (modules / "node" / "bin" / "node", modules / "skills" / "bin" / "cli.mjs")

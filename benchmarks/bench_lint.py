@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _timing import compile_package  # noqa: E402
 from gen_tree import generate, skill_name  # noqa: E402
 
 REFERENCE = """
@@ -87,6 +88,7 @@ def main() -> None:
         help="the Python that runs skills-ref (default: this one)",
     )
     args = parser.parse_args()
+    compile_package()
 
     with tempfile.TemporaryDirectory() as tmp:
         tree = args.tree or Path(tmp) / "tree"

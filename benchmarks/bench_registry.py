@@ -40,6 +40,7 @@ REPO = HERE.parent
 WORK = HERE / "_work"
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(HERE)]  # skillpack, test helpers, gen_tree
 
+from _timing import compile_package  # noqa: E402
 from gen_tree import generate  # noqa: E402
 from mcp_wire import request_line  # noqa: E402
 
@@ -122,11 +123,7 @@ def main() -> None:
     for tool in (REGISTRY_BINARY, "skopeo"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not installed (apt-get install docker-registry skopeo)")
-    # bytecode, as an installed package has it: with PYTHONDONTWRITEBYTECODE and no
-    # __pycache__ (a checkout), every command would compile every module it imports
-    import compileall
-
-    compileall.compile_dir(str(REPO / "skillpack"), quiet=1)
+    compile_package()
     work: Path = args.work.resolve() / "registry"
     if work.exists():
         shutil.rmtree(work / "run", ignore_errors=True)

@@ -36,6 +36,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from _timing import compile_package  # noqa: E402
+
 ATTACKS = REPO / "tests" / "data" / "attacks"
 CORPORA = (
     Path("/work/corpora/anthropics+skills/skills"),
@@ -105,6 +109,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, action="append")
     parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
+    compile_package()
     corpora = (
         args.corpus
         or [c for c in CORPORA[:1] if c.is_dir()]

@@ -40,6 +40,7 @@ REPO = HERE.parent
 WORK = HERE / "_work"
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(HERE)]  # skillpack, test helpers, gen_tree
 
+from _timing import compile_package  # noqa: E402
 from gen_tree import generate  # noqa: E402
 from mcp_wire import request_line  # noqa: E402
 
@@ -239,6 +240,7 @@ def main() -> None:
         help="measure only servers whose name contains TEXT",
     )
     args = parser.parse_args()
+    compile_package()
     work: Path = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     tree = work / f"tree-{args.skills}"
