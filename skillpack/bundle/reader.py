@@ -384,7 +384,10 @@ class Bundle(Closing):
         if mode == "fast":
             self.manifest = self._open_fast()
         elif mode == "full":
-            self.manifest = self._open_full()
+            from skillpack._internal.parallel import collector_paused
+
+            with collector_paused():  # a pass over every file (see collector_paused)
+                self.manifest = self._open_full()
         else:
             raise ValueError(f"mode must be 'fast' or 'full', not {mode!r}")
 
