@@ -150,10 +150,11 @@ RARITY = "\t^~!@%&?\\9+$738z<65j[]>q412';{}#0|x=/_*()k:wv,by\"`.gf-muhpdclrinaos
 
 
 class Markers:
-    r"""Which of a fixed set of markers a lowered text holds, found by a few regular
-    expressions, one per common anchor character and one for the rest (see below), not
-    by one search per marker (the scan's costliest step otherwise: 170 markers, 170
-    passes over every file).
+    r"""Which of a fixed set of markers a lowered text holds, found by one regular
+    expression for all the markers (or, once a process has read enough text, a few:
+    one per common anchor character and one for the rest; see below), not by one
+    search per marker (the scan's costliest step otherwise: 170 markers, 170 passes
+    over every file).
 
     A marker is a lowercase string a rule's expression needs; a space in it stands for
     any run of white space inside a line, and ``\b`` at its start or end for a word
@@ -162,11 +163,14 @@ class Markers:
     Each marker is anchored at the rarest character of its first word (:data:`RARITY`).
     An expression starts with an anchor, then matches the rest of the first word,
     checks the part before the anchor with a look-behind, and matches the rest of the
-    marker. A common anchor (:data:`_OWN_SEARCH`) has an expression of its own, which
-    the engine skips along to that one character; the other anchors share one, a
-    character set skipped along more slowly, whose alternatives are tried from the most
-    common anchor on; the non-ASCII anchors share another, run only on a text that is
-    not ASCII. Wherever an expression matches, every marker anchored on that character
+    marker. The one expression starts with a character set of the anchors, skipped
+    along at about 6 ns a character, and tries a place against every alternative in
+    turn (from the most common anchor on). Past :data:`SPLIT_AFTER` characters read, a
+    text of :data:`SHORT` characters or more is read with the expressions of their own:
+    a common anchor (:data:`_OWN_SEARCH`) has one, which the engine skips along to that
+    one character; the other anchors share one; the non-ASCII anchors share another,
+    run only on a text that is not ASCII. The results are the same either way.
+    Wherever an expression matches, every marker anchored on that character
     is compared in place, so markers that overlap, contain one another or share an
     anchor are all found, and the search goes on from the next character. Past
     :data:`MAX_HITS` places (all expressions together) and one more per
@@ -181,12 +185,19 @@ class Markers:
     Markdown paragraph as it renders (:mod:`skillpack.scan.views`); a rule's own lines
     (:func:`marked_lines`) still hold its markers strictly."""
 
-    __slots__ = ("_anchored", "_loose", "_searches", "markers")
+    __slots__ = ("_anchored", "_branches", "_loose", "_one", "_read", "_split", "markers")
 
     #: places examined before the markers left are looked for one by one, and one more
     #: per this many characters of the text
     MAX_HITS = 64
     HIT_SPACING = 32
+    #: the characters of text read with the one expression for all the anchors before
+    #: the expressions of their own are compiled (about 5 ms for 170 markers, which
+    #: about 9 ns a character saves back over some 500,000 characters), and the length
+    #: of a text below which that one expression serves anyway (one search instead of
+    #: a dozen)
+    SPLIT_AFTER = 512 * 1024
+    SHORT = 512
 
     def __init__(self, markers: Iterable[str], loose: Iterable[str] = ()) -> None:
         self.markers: tuple[str, ...] = tuple(dict.fromkeys(markers))
@@ -194,14 +205,19 @@ class Markers:
             _split(marker)  # a malformed marker is refused here, not at its first use
         self._loose = frozenset(m for m in loose if not is_literal(m)) & set(self.markers)
         #: anchor character -> (marker, the anchor's offset in it, a literal marker?),
-        #: and the expression: made on the first :meth:`present` (importing the scan
-        #: builds several sets; a process may use none of them: serve's start)
+        #: each anchor's branch of the expressions, and the one expression for all the
+        #: anchors: made on the first :meth:`present` (importing the scan builds several
+        #: sets; a process may use none of them: serve's start)
         self._anchored: dict[str, tuple[tuple[str, int, bool], ...]] | None = None
-        self._searches: _Searches | None = None
+        self._branches: dict[str, str] = {}
+        self._one: _Searches = ()
+        #: the expressions of their own, once :data:`SPLIT_AFTER` characters were read
+        self._split: _Searches | None = None
+        self._read = 0
 
-    def _build(self) -> tuple[dict[str, tuple[tuple[str, int, bool], ...]], _Searches]:
+    def _build(self) -> dict[str, tuple[tuple[str, int, bool], ...]]:
         anchored: dict[str, list[tuple[str, int, bool]]] = {}
-        branches: dict[str, list[str]] = {}
+        rests: dict[str, list[str]] = {}
         for marker in self.markers:
             head, words, tail = _split(marker)
             first = words[0]
@@ -212,33 +228,45 @@ class Markers:
                 behind = "(?<=" + (r"\b" if head else "") + re.escape(first) + ")"
             space = LOOSE_SPACE if marker in self._loose else _SPACE
             rest = "".join(space + re.escape(w) for w in words[1:]) + (r"\b" if tail else "")
-            branches.setdefault(first[at], []).append(re.escape(first[at + 1 :]) + behind + rest)
-
-        def branch(anchor: str) -> str:
-            rests = branches[anchor]
-            # an empty rest (the marker is its anchor) matches at once
-            return re.escape(anchor) + (f"(?:{'|'.join(sorted(rests))})" if all(rests) else "")
-
+            rests.setdefault(first[at], []).append(re.escape(first[at + 1 :]) + behind + rest)
         # the most common anchor first: a place is tried against each alternative in turn
-        order = sorted(branches, key=lambda c: -RARITY.find(c))
+        for anchor in sorted(rests, key=lambda c: -RARITY.find(c)):
+            found = rests[anchor]
+            # an empty rest (the marker is its anchor) matches at once
+            self._branches[anchor] = re.escape(anchor) + (
+                f"(?:{'|'.join(sorted(found))})" if all(found) else ""
+            )
+        self._one = ((re.compile("|".join(self._branches.values())).search, False),)
+        self._anchored = {c: tuple(found) for c, found in anchored.items()}
+        return self._anchored
+
+    def _split_searches(self) -> _Searches:
+        """One expression per common anchor, one for the other ASCII anchors, one for
+        the non-ASCII anchors (run only on a text that is not ASCII)."""
+        order = list(self._branches)
         own = [c for c in order if c in _OWN_SEARCH]
         rare = [c for c in order if c not in _OWN_SEARCH and c.isascii()]
         foreign = [c for c in order if not c.isascii()]
+        branch = self._branches.__getitem__
         searches = [(re.compile(branch(c)).search, False) for c in own]
         searches += [(re.compile("|".join(map(branch, group))).search, not group[0].isascii())
                      for group in (rare, foreign) if group]  # fmt: skip
-        self._anchored = {c: tuple(found) for c, found in anchored.items()}
-        self._searches = tuple(searches)
-        return self._anchored, self._searches
+        self._split = tuple(searches)
+        return self._split
 
     def present(self, lowered: str) -> set[str]:
         """The markers that ``lowered`` holds (for plain strings, exactly ``{m for m in
         self.markers if m in lowered}``)."""
         found: set[str] = set()
-        anchored, searches = (
-            self._build() if self._anchored is None or self._searches is None
-            else (self._anchored, self._searches)
-        )  # fmt: skip
+        anchored = self._build() if self._anchored is None else self._anchored
+        searches = self._one
+        if len(lowered) >= self.SHORT:
+            if self._split is not None:
+                searches = self._split
+            else:
+                self._read += len(lowered)
+                if self._read > self.SPLIT_AFTER:
+                    searches = self._split_searches()
         loose = self._loose
         ascii_text = lowered.isascii()
         budget = self.MAX_HITS + len(lowered) // self.HIT_SPACING
