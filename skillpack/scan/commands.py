@@ -43,7 +43,13 @@ from skillpack.scan.markdown import CodeMap
 from skillpack.scan.model import ERROR, WARNING
 from skillpack.scan.secrets import ENV_DUMP, SECRET, secret_read
 from skillpack.scan.shell import ShellLine, joined, logical_span
-from skillpack.scan.text import Lazy, Markers, ascii_lower, marked_lines
+from skillpack.scan.text import (
+    UNDERSCORE_EMPHASIS,
+    Lazy,
+    Markers,
+    ascii_lower,
+    marked_lines,
+)
 from skillpack.scan.variables import (
     MAX_USES,
     USE,
@@ -337,6 +343,46 @@ _BY_NAME = {rule.name: rule for rule in RULES}
 MARKERS: tuple[str, ...] = tuple(dict.fromkeys(m for rule in RULES for m in rule.markers))
 #: the same but the load-time shell's, which only Markdown has
 SCRIPT_MARKERS: tuple[str, ...] = tuple(m for m in MARKERS if m not in ("!`", "```!"))
+_MARKER_SET = frozenset(MARKERS)
+_ALL_MARKERS = Markers(MARKERS)
+_UNDERSCORES = Lazy(UNDERSCORE_EMPHASIS)
+#: the letters and digits of a word from a place on, and up to a place
+_WORD_ON = Lazy(r"[^\W_]+")
+_WORD_UP_TO = Lazy(r"[^\W_]+\Z")
+#: the runs of ``_`` looked at one by one; past them a file is read again anyway
+_MAX_RUNS = 64
+
+
+def underscore_breaks(text: str, lowered: str, present: Collection[str]) -> list[int]:
+    """Where Markdown ``text`` (``lowered``: :func:`ascii_lower` of it, holding the
+    markers ``present``) holds ``_`` emphasis against a word that, with the two
+    characters before it, holds a marker of the rules: ``__curl ... | sh__``,
+    ``| _bash_``. The markup hides the command's words from the rules until it is
+    removed; ``__init__`` or ``_config.yml`` is no reason to read the file again (a
+    view costs far more than this test). Past :data:`_MAX_RUNS` runs, every run."""
+    if "_" not in text or _MARKER_SET.isdisjoint(present):
+        return []  # a command's line holds a marker whatever its markup
+    size = len(text)
+    found: list[int] = []
+    for count, run in enumerate(_UNDERSCORES.finditer(text)):
+        if count == _MAX_RUNS:
+            return [m.start() for m in _UNDERSCORES.finditer(text)]
+        after = _WORD_ON.match(lowered, run.end(), min(size, run.end() + 64))
+        if after is not None:  # it opens before a word
+            probe = lowered[max(0, run.start() - 2) : run.start()] + after.group()
+        else:  # it closes after a word
+            before = _WORD_UP_TO.search(lowered, max(0, run.start() - 64), run.start())
+            if before is None:
+                continue
+            probe = lowered[max(0, before.start() - 2) : run.start()]
+        if holds_a_marker(probe):
+            found.append(run.start())
+    return found
+
+
+def holds_a_marker(lowered: str) -> bool:
+    """Whether ``lowered`` (a few words) holds a marker of the rules."""
+    return bool(_ALL_MARKERS.present(lowered))
 
 
 # --- Claude Code's load-time shell ----------------------------------------------------

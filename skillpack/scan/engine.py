@@ -117,12 +117,14 @@ def scan_file(path: str, data: bytes) -> list[ScanFinding]:
         read.extend(directives.find_directives(text, lowered, present))
     shell = markdown or is_shell_path(path)
     read.extend(commands.find_commands(text, lowered, markdown, present, shell))
-    if _may_need_views(text, markdown, present, invisible):
+    # '_' emphasis against a command's word (__curl ... | sh__): the command view
+    breaks = commands.underscore_breaks(text, lowered, present) if markdown else []
+    if breaks or _may_need_views(text, markdown, present, invisible):
         from skillpack.scan import views  # imported for a file that may need a view
 
-        if views.needed(text, markdown, present, invisible):
+        if breaks or views.needed(text, markdown, present, invisible):
             evasions, superseded = views.evasions(
-                text, markdown, lowered, present, invisible, read, MAX_PER_CODE, shell
+                text, markdown, lowered, present, invisible, read, MAX_PER_CODE, shell, breaks
             )
             if superseded:
                 read = [r for r in read if (r[0], r[1]) not in superseded]

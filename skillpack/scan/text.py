@@ -316,6 +316,15 @@ _OWN_SEARCH = frozenset(RARITY[RARITY.index("v") :])
 _Searches = tuple[tuple[Callable[[str, int], "re.Match[str] | None"], bool], ...]
 
 
+#: a run of ``_`` that opens emphasis before a letter or digit (``__curl``) or closes it
+#: after one (``sh__``), as CommonMark reads it (never inside a word: ``snake_case``):
+#: the rendered text reads the word without it, but a rule's word boundary (``\bcurl``)
+#: does not see the word, ``_`` being a word character. (A ``*`` run is no word
+#: character and breaks no boundary, except inside a word: ``c*ur*l``.) The run's first
+#: ``_`` comes first, so that the expression engine skips to a ``_`` at once.
+UNDERSCORE_EMPHASIS = r"_(?:(?<![\w\\]_)_*(?=[^\W_])|(?<=[^\W_]_)_*(?!\w))"
+
+
 class Lazy:
     """A regular expression compiled on its first use: importing the scan compiles
     none of its patterns (about 30 ms at every start otherwise), and a file reaches

@@ -43,7 +43,7 @@ import re
 import sys
 import unicodedata
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -704,14 +704,67 @@ def _with_comments(
     return list(dict.fromkeys(out))
 
 
-def plan_commands(source: Source) -> Plan | None:
-    """The view the command rules read again: the invisible characters and the quotes
-    inside words removed (and in Markdown the references decoded), all of the text (a
-    command may run on over its lines), or None when the text holds none of them."""
+def plan_commands(source: Source, breaks: Sequence[int] = ()) -> Plan | None:
+    """The view the command rules read again, or None when the text holds nothing it
+    undoes: the invisible characters and the quotes inside words removed, in Markdown
+    the references decoded, all of the text (a command may run on over its lines); and
+    in Markdown the emphasis markup removed where it breaks a command's word
+    (``breaks``: ``__curl ... | sh__``; ``c*ur*l``), alone: in the units (paragraphs,
+    lines) that hold such a break, every markup edit of them."""
     kinds = _rare(source)
     if source.quotes:
         kinds.append(QUOTES)
+    places = [*breaks, *_stars_in_command_words(source.text)] if source.markdown else []
+    if places:
+        if kinds:  # read all of the text for the other kinds: its markup too
+            return Plan((*kinds, MARKUP, INWORD), None)
+        places.sort()
+        units = source.blocks.units
+        hot = [u for u in units if _holds(u, places)]
+        chosen = _with_comments(source.text, hot, units)
+        made: dict[str, list[Edit]] = {}
+        for edit in source._markup(chosen):
+            made.setdefault(edit[3], []).append(edit)
+        markup = tuple(k for k in (MARKUP, INWORD) if k in made)
+        return Plan(markup, chosen, made) if markup else None
     return Plan(tuple(kinds), None) if kinds else None
+
+
+def _holds(unit: tuple[int, int, int], places: list[int]) -> bool:
+    """Whether ``unit`` holds one of the sorted offsets ``places``."""
+    index = bisect_left(places, unit[0])
+    return index < len(places) and places[index] <= unit[1]
+
+
+#: a run of ``*`` inside a word (the run's first ``*`` first, so that the expression
+#: engine skips to a ``*`` at once); the word around it
+_STAR_IN_WORD = Lazy(r"\*(?<=\w\*)\**(?=\w)")
+_STARRED_WORD = Lazy(r"[\w*]+\Z")
+_STARRED_REST = Lazy(r"[\w*]+")
+
+
+def _stars_in_command_words(text: str) -> list[int]:
+    """Whether a ``*`` run inside a word of Markdown ``text`` splits a word that, read
+    without it (as it renders: ``c*ur*l`` is *curl*), holds a marker of the command
+    rules (with the two characters before the word: ``| s*h*``). A backtick inside a
+    word is a quote to a shell: the quotes view reads it so. Where: past 64 runs,
+    every run."""
+    if "*" not in text:
+        return []
+    lowered = ""
+    found: list[int] = []
+    for count, run in enumerate(_STAR_IN_WORD.finditer(text)):
+        if count == 64:
+            return [m.start() for m in _STAR_IN_WORD.finditer(text)]
+        lowered = lowered or ascii_lower(text)
+        at = run.start()
+        before = _STARRED_WORD.search(lowered, max(0, at - 64), at)
+        start = at if before is None else before.start()
+        after = _STARRED_REST.match(lowered, at, min(len(lowered), at + 64))
+        end = at if after is None else after.end()
+        if commands.holds_a_marker(lowered[max(0, start - 2) : end].replace("*", "")):
+            found.append(at)
+    return found
 
 
 def _relevant(view: View, source: str, family: Family) -> set[str]:
@@ -772,7 +825,8 @@ def needed(text: str, markdown: bool, present: Collection[str], hidden: list[Spa
     """Whether a view of ``text`` may show anything (the cheap tests, before any view
     is planned): invisible characters, a quote inside a word; and in Markdown a
     character reference, a non-ASCII letter, an override marker (found loosely) or
-    markup inside a word."""
+    markup inside a word. (``_`` emphasis against a command's word is the caller's
+    test: :func:`~skillpack.scan.commands.underscore_breaks`.)"""
     if hidden:
         return True
     if markdown and (
@@ -794,6 +848,7 @@ def evasions(
     plain: list[Raw],
     shown: int = 50,
     shell: bool = False,
+    breaks: Sequence[int] = (),
 ) -> tuple[list[Raw], set[tuple[int, str]]]:
     """The findings that appear only in a view of ``text`` (at error severity, placed
     in the text, saying what the view undid), and the plain findings they supersede
@@ -803,7 +858,9 @@ def evasions(
     emphasis); ``hidden``: the spans of the invisible characters the hidden-character
     rules flag; ``plain``: the findings of the text itself; ``shown``: the findings
     per code a file lists (past them, what a view undid is not worked out); ``shell``:
-    a shell script, whose variables the command rules follow from line to line."""
+    a shell script, whose variables the command rules follow from line to line;
+    ``breaks``: where Markdown's ``_`` emphasis breaks a command's word
+    (:func:`~skillpack.scan.commands.underscore_breaks`)."""
     source = Source(text, markdown, hidden)
     found: list[Raw] = []
     dropped: set[tuple[int, str]] = set()
@@ -811,7 +868,7 @@ def evasions(
     if markdown:
         plans.append((DIRECTIVES, plan_directives(source, lowered, present)))
     family = COMMANDS_MARKDOWN if markdown else COMMANDS_SHELL if shell else COMMANDS_SCRIPT
-    plans.append((family, plan_commands(source)))
+    plans.append((family, plan_commands(source, breaks)))
     for family, plan in plans:
         if plan is None:
             continue
