@@ -349,7 +349,12 @@ _UNDERSCORES = Lazy(UNDERSCORE_EMPHASIS)
 #: the letters and digits of a word from a place on, and up to a place
 _WORD_ON = Lazy(r"[^\W_]+")
 _WORD_UP_TO = Lazy(r"[^\W_]+\Z")
-#: the runs of ``_`` looked at one by one; past them a file is read again anyway
+#: a run of ``*`` inside a word (the run's first ``*`` first, so that the expression
+#: engine skips to a ``*`` at once), and the word around it
+_STAR_IN_WORD = Lazy(r"\*(?<=\w\*)\**(?=\w)")
+_STARRED_UP_TO = Lazy(r"[\w*]+\Z")
+_STARRED_ON = Lazy(r"[\w*]+")
+#: the markup runs looked at one by one; past them every run counts (a view is made)
 _MAX_RUNS = 64
 
 
@@ -359,30 +364,56 @@ def underscore_breaks(text: str, lowered: str, present: Collection[str]) -> list
     characters before it, holds a marker of the rules: ``__curl ... | sh__``,
     ``| _bash_``. The markup hides the command's words from the rules until it is
     removed; ``__init__`` or ``_config.yml`` is no reason to read the file again (a
-    view costs far more than this test). Past :data:`_MAX_RUNS` runs, every run."""
+    view costs far more than this test)."""
     if "_" not in text or _MARKER_SET.isdisjoint(present):
         return []  # a command's line holds a marker whatever its markup
     size = len(text)
-    found: list[int] = []
-    for count, run in enumerate(_UNDERSCORES.finditer(text)):
-        if count == _MAX_RUNS:
-            return [m.start() for m in _UNDERSCORES.finditer(text)]
+
+    def probe(run: re.Match[str]) -> str | None:
         after = _WORD_ON.match(lowered, run.end(), min(size, run.end() + 64))
         if after is not None:  # it opens before a word
-            probe = lowered[max(0, run.start() - 2) : run.start()] + after.group()
-        else:  # it closes after a word
-            before = _WORD_UP_TO.search(lowered, max(0, run.start() - 64), run.start())
-            if before is None:
-                continue
-            probe = lowered[max(0, before.start() - 2) : run.start()]
-        if holds_a_marker(probe):
+            return lowered[max(0, run.start() - 2) : run.start()] + after.group()
+        before = _WORD_UP_TO.search(lowered, max(0, run.start() - 64), run.start())
+        if before is None:  # it closes after a word
+            return None
+        return lowered[max(0, before.start() - 2) : run.start()]
+
+    return _breaks(_UNDERSCORES, text, probe)
+
+
+def star_breaks(text: str, lowered: str) -> list[int]:
+    """Where a ``*`` run inside a word of Markdown ``text`` (``lowered``:
+    :func:`ascii_lower` of it) splits a word that, read without it (as it renders:
+    ``c*ur*l`` is *curl*), holds a marker of the rules, with the two characters before
+    the word (``| s*h*``). A backtick inside a word is a quote to a shell: the quotes
+    view reads it so."""
+    if "*" not in text:
+        return []
+    size = len(text)
+
+    def probe(run: re.Match[str]) -> str:
+        at = run.start()
+        before = _STARRED_UP_TO.search(lowered, max(0, at - 64), at)
+        start = at if before is None else before.start()
+        after = _STARRED_ON.match(lowered, at, min(size, at + 64))
+        end = at if after is None else after.end()
+        return lowered[max(0, start - 2) : end].replace("*", "")
+
+    return _breaks(_STAR_IN_WORD, text, probe)
+
+
+def _breaks(runs: Lazy, text: str, probe: Callable[[re.Match[str]], str | None]) -> list[int]:
+    """The starts of the markup ``runs`` in ``text`` whose ``probe`` (the word a run
+    breaks, as it renders) holds a marker of the rules; past :data:`_MAX_RUNS` runs,
+    every run."""
+    found: list[int] = []
+    for count, run in enumerate(runs.finditer(text)):
+        if count == _MAX_RUNS:
+            return [m.start() for m in runs.finditer(text)]
+        word = probe(run)
+        if word is not None and _ALL_MARKERS.present(word):
             found.append(run.start())
     return found
-
-
-def holds_a_marker(lowered: str) -> bool:
-    """Whether ``lowered`` (a few words) holds a marker of the rules."""
-    return bool(_ALL_MARKERS.present(lowered))
 
 
 # --- Claude Code's load-time shell ----------------------------------------------------

@@ -650,7 +650,25 @@ def plan_directives(source: Source, lowered: str, present: Collection[str]) -> P
             places += source.lookalikes
         else:
             places += [e[0] for e in source.edits(kind, None)]
-    places.sort()
+    chosen, made = _hot_units(source, places)
+    if not chosen:
+        return None
+    kinds = list(rare)
+    kinds += [k for k in (MARKUP, INWORD) if k in made]
+    if any(k == PARAGRAPH and text.find("\n", s, e) >= 0 for s, e, k in chosen):
+        kinds.append(JOIN)
+    if not kinds:
+        return None
+    return Plan(tuple(kinds), chosen, made)
+
+
+def _hot_units(
+    source: Source, places: list[int]
+) -> tuple[list[tuple[int, int, int]], dict[str, list[Edit]]]:
+    """The units (paragraphs, lines, comments) of ``source`` that hold one of
+    ``places`` (offsets), with the units up to the end of a comment one of them opens,
+    and their markup edits by kind."""
+    places = sorted(places)
     units = source.blocks.units
     hot: list[tuple[int, int, int]] = []
     index = 0
@@ -662,18 +680,12 @@ def plan_directives(source: Source, lowered: str, present: Collection[str]) -> P
         if places[index] <= unit[1]:
             hot.append(unit)
     if not hot:
-        return None
-    chosen = _with_comments(text, hot, units)
-    kinds = list(rare)
+        return [], {}
+    chosen = _with_comments(source.text, hot, units)
     made: dict[str, list[Edit]] = {}
     for edit in source._markup(chosen):
         made.setdefault(edit[3], []).append(edit)
-    kinds += [k for k in (MARKUP, INWORD) if k in made]
-    if any(k == PARAGRAPH and text.find("\n", s, e) >= 0 for s, e, k in chosen):
-        kinds.append(JOIN)
-    if not kinds:
-        return None
-    return Plan(tuple(kinds), chosen, made)
+    return chosen, made
 
 
 def _with_comments(
@@ -704,67 +716,25 @@ def _with_comments(
     return list(dict.fromkeys(out))
 
 
-def plan_commands(source: Source, breaks: Sequence[int] = ()) -> Plan | None:
+def plan_commands(source: Source, lowered: str, breaks: Sequence[int] = ()) -> Plan | None:
     """The view the command rules read again, or None when the text holds nothing it
     undoes: the invisible characters and the quotes inside words removed, in Markdown
     the references decoded, all of the text (a command may run on over its lines); and
     in Markdown the emphasis markup removed where it breaks a command's word
     (``breaks``: ``__curl ... | sh__``; ``c*ur*l``), alone: in the units (paragraphs,
-    lines) that hold such a break, every markup edit of them."""
+    lines) that hold such a break, every markup edit of them. ``lowered``:
+    :func:`ascii_lower` of the text."""
     kinds = _rare(source)
     if source.quotes:
         kinds.append(QUOTES)
-    places = [*breaks, *_stars_in_command_words(source.text)] if source.markdown else []
+    places = [*breaks, *commands.star_breaks(source.text, lowered)] if source.markdown else []
     if places:
         if kinds:  # read all of the text for the other kinds: its markup too
             return Plan((*kinds, MARKUP, INWORD), None)
-        places.sort()
-        units = source.blocks.units
-        hot = [u for u in units if _holds(u, places)]
-        chosen = _with_comments(source.text, hot, units)
-        made: dict[str, list[Edit]] = {}
-        for edit in source._markup(chosen):
-            made.setdefault(edit[3], []).append(edit)
+        chosen, made = _hot_units(source, places)
         markup = tuple(k for k in (MARKUP, INWORD) if k in made)
         return Plan(markup, chosen, made) if markup else None
     return Plan(tuple(kinds), None) if kinds else None
-
-
-def _holds(unit: tuple[int, int, int], places: list[int]) -> bool:
-    """Whether ``unit`` holds one of the sorted offsets ``places``."""
-    index = bisect_left(places, unit[0])
-    return index < len(places) and places[index] <= unit[1]
-
-
-#: a run of ``*`` inside a word (the run's first ``*`` first, so that the expression
-#: engine skips to a ``*`` at once); the word around it
-_STAR_IN_WORD = Lazy(r"\*(?<=\w\*)\**(?=\w)")
-_STARRED_WORD = Lazy(r"[\w*]+\Z")
-_STARRED_REST = Lazy(r"[\w*]+")
-
-
-def _stars_in_command_words(text: str) -> list[int]:
-    """Whether a ``*`` run inside a word of Markdown ``text`` splits a word that, read
-    without it (as it renders: ``c*ur*l`` is *curl*), holds a marker of the command
-    rules (with the two characters before the word: ``| s*h*``). A backtick inside a
-    word is a quote to a shell: the quotes view reads it so. Where: past 64 runs,
-    every run."""
-    if "*" not in text:
-        return []
-    lowered = ""
-    found: list[int] = []
-    for count, run in enumerate(_STAR_IN_WORD.finditer(text)):
-        if count == 64:
-            return [m.start() for m in _STAR_IN_WORD.finditer(text)]
-        lowered = lowered or ascii_lower(text)
-        at = run.start()
-        before = _STARRED_WORD.search(lowered, max(0, at - 64), at)
-        start = at if before is None else before.start()
-        after = _STARRED_REST.match(lowered, at, min(len(lowered), at + 64))
-        end = at if after is None else after.end()
-        if commands.holds_a_marker(lowered[max(0, start - 2) : end].replace("*", "")):
-            found.append(at)
-    return found
 
 
 def _relevant(view: View, source: str, family: Family) -> set[str]:
@@ -868,7 +838,7 @@ def evasions(
     if markdown:
         plans.append((DIRECTIVES, plan_directives(source, lowered, present)))
     family = COMMANDS_MARKDOWN if markdown else COMMANDS_SHELL if shell else COMMANDS_SCRIPT
-    plans.append((family, plan_commands(source, breaks)))
+    plans.append((family, plan_commands(source, lowered, breaks)))
     for family, plan in plans:
         if plan is None:
             continue
