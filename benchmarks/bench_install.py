@@ -20,9 +20,10 @@ tools' own cost there):
   that is held to 1.5x ``sha256sum``;
 * a no-op ``skillpack install`` (everything already installed: nothing written);
 * the content scan's share: the same ``skillpack install`` with install's admission
-  step switched off (this benchmark's own harness replaces ``installer._admit``; the
-  product has no such switch), in fresh processes beside the real one, and the scan as
-  install runs it (``admit`` over the opened bundle, in process) for the same question
+  step switched off (this benchmark's own harness replaces ``installer._admit`` and
+  the scan's start before the full open, ``prescan.start_prescan``; the product has no
+  such switch), in fresh processes beside the real one, and the scan after the open
+  (``admit`` over the opened bundle, in process, no early start) for the same question
   asked the other way.
 
 Run by hand; prints a Markdown table.
@@ -131,11 +132,14 @@ def admission_times(bundle: Path, runs: int) -> list[float]:
     return times
 
 
-#: ``skillpack ARGS`` with install's content scan switched off (measurement only)
+#: ``skillpack ARGS`` with install's content scan switched off (measurement only): its
+#: admission step, and the scan that starts in a worker before the bundle's full open
 WITHOUT_SCAN = (
     "import sys\n"
     "import skillpack.install.installer as installer\n"
+    "import skillpack.policy.prescan as prescan\n"
     "installer._admit = lambda *args, **kwargs: None\n"
+    "prescan.start_prescan = lambda path: None\n"
     "from skillpack.__main__ import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )

@@ -34,6 +34,7 @@ from skillpack.errors import Location, SkillpackError, display_path
 if TYPE_CHECKING:
     from skillpack.bundle.reader import Bundle, Mode
     from skillpack.policy.file import Policy
+    from skillpack.policy.prescan import Prescan
     from skillpack.registry import FetchResult
     from skillpack.registry.options import ClientOptions
     from skillpack.registry.reference import Reference
@@ -59,6 +60,9 @@ class Opened(Closing):
     lock_digest: str  #: the sha256 of the bundle's lock
     #: the content scan's warnings and accepted findings (``URI:LINE:COL: CODE ...``)
     scanned: tuple[str, ...] = ()
+    #: the content scan of the bundle's files, started before its open
+    #: (``open_verified(prescan=True)``) for the caller's admission; stopped on close
+    prescan: Prescan | None = field(default=None, kw_only=True)
 
     @property
     def name(self) -> str:
@@ -87,6 +91,8 @@ class Opened(Closing):
         return f"{what}; {signer_line(self.verified)}"
 
     def close(self) -> None:
+        if self.prescan is not None:
+            self.prescan.stop()
         self.bundle.close()
 
 
@@ -142,15 +148,31 @@ def open_verified(
     signatures: tuple[Path, ...] = (),
     refresh: Callable[[], tuple[Path, ...]] | None = None,
     admission: Policy | None = None,
+    prescan: bool = False,
 ) -> Opened:
     """Open the bundle at ``path`` once and verify it: in ``mode``; with ``policy`` (a
     check requested) one of ``signatures`` (``policy.signature`` when given) must
     verify against the open bundle (``refresh``: ask for the current candidates before
     refusing); with ``admission`` (full mode) the content scan judges every verified
-    file. The bundle is closed again when anything fails."""
+    file. The bundle is closed again when anything fails.
+
+    In full mode, with ``admission`` or ``prescan`` (a caller that admits the bundle's
+    files itself, with :attr:`Opened.prescan`), the scan of a large bundle's files starts
+    in forked workers before the open, so it runs while the open checks every file
+    (:mod:`skillpack.policy.prescan`)."""
     from skillpack.bundle.reader import open_bundle
 
-    bundle = open_bundle(path, mode=mode, keep=keep)
+    early = None
+    if mode == "full" and (prescan or admission is not None):
+        from skillpack.policy.prescan import start_prescan
+
+        early = start_prescan(path)
+    try:
+        bundle = open_bundle(path, mode=mode, keep=keep)
+    except BaseException:
+        if early is not None:
+            early.stop()
+        raise
     try:
         if mode == "fast":  # every file the lock names is in the archive, at its size
             bundle.check_directory()
@@ -160,8 +182,14 @@ def open_verified(
 
             if mode != "full":  # pragma: no cover - a caller's mistake
                 raise ValueError("admission judges verified bytes: open in full mode")
+            prescanned = None
+            if early is not None:
+                from skillpack.policy.prescan import first_listing
+
+                files = first_listing(list(bundle.manifest.skills))
+                prescanned = early.result(files, bundle.read_verified)
             admitted = admit(bundle.manifest, bundle.read_verified, admission.accepts, None,
-                             admission.block)  # fmt: skip
+                             admission.block, prescanned)  # fmt: skip
             admitted.check(label, "nothing was written")
             scanned = tuple(f.line() for f in admitted.warnings + admitted.accepted)
         verified = None
@@ -181,8 +209,12 @@ def open_verified(
             archive_digest = verified.statement.archive_digest
         elif mode == "full":
             archive_digest = bundle.archive_digest()
-        return Opened(bundle, label, verified, archive_digest, bundle.lock_digest, scanned)
+        kept = early if admission is None else None
+        return Opened(bundle, label, verified, archive_digest, bundle.lock_digest, scanned,
+                      prescan=kept)  # fmt: skip
     except BaseException:
+        if early is not None:
+            early.stop()
         bundle.close()
         raise
 
@@ -202,12 +234,13 @@ def fetch_verified(
     admission: Policy | None = None,
     mode: Mode = "full",
     keep: int = 0,
+    prescan: bool = False,
 ) -> Fetched:
     """Fetch ``reference`` into the cache and open it verified (see the module's
     docstring); the caller closes what it gets. ``signatures``: fetch the referrers
     even without a check (to write one beside a pull, or say that there are some):
     best effort, a failure is a note. A policy's options are validated before any
-    network."""
+    network. ``prescan``: as :func:`open_verified`'s."""
     from skillpack.registry import check_cached_bundle, fetch_bundle
 
     check = policy is not None and checks(policy)
@@ -249,6 +282,7 @@ def fetch_verified(
                     signatures=candidates or result.signature_paths,
                     refresh=refresh,
                     admission=admission,
+                    prescan=prescan,
                 )
             except SkillpackError as exc:  # with the notes of the last fetch (a referrer gone)
                 exc.details.extend(n for n in latest[-1].notes if n not in exc.details)
@@ -260,6 +294,7 @@ def fetch_verified(
                 opened.archive_digest,
                 opened.lock_digest,
                 opened.scanned,
+                prescan=opened.prescan,
                 fetch=latest[-1],
             )
             try:

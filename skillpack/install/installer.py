@@ -1050,10 +1050,13 @@ def _admit(
     policy = settings.admission
     sources = {w.source.source: w.source for w in wants.values()}
     for key, entries in sorted(by_source.items()):
-        bundle = sources[key].bundle
+        source = sources[key]
+        bundle = source.bundle
         # the bytes stay kept: the write reads them once more (not from the file again)
-        found = admit(bundle.manifest, functools.partial(bundle.read_verified, again=True),
-                      policy.accepts, entries, policy.block)  # fmt: skip
+        read = functools.partial(bundle.read_verified, again=True)
+        # the scan started before the full open, when it covers most of what is written
+        prescanned = source.prescanned(entries, read)
+        found = admit(bundle.manifest, read, policy.accepts, entries, policy.block, prescanned)
         admission.flagged += found.flagged
     report.notes += [f"scan: {f.line()}" for f in admission.warnings + admission.accepted]
     admission.check(", ".join(sorted({w.source.label for w in wants.values()})),

@@ -16,7 +16,7 @@ longer serves its pin (``INS007``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,8 +28,10 @@ from skillpack.install.lockfile import Signer, SourcePin
 
 if TYPE_CHECKING:
     from skillpack.bundle.reader import Bundle
+    from skillpack.fetch.verified import Opened as Verified
     from skillpack.gitsource.tree import TreeBundle
-    from skillpack.manifest import Manifest
+    from skillpack.manifest import FileEntry, Manifest, SkillEntry
+    from skillpack.policy.prescan import Prescan, Prescanned
     from skillpack.registry.options import ClientOptions
     from skillpack.signing.policy import SignaturePolicy
     from skillpack.signing.verify import VerifiedBundle
@@ -86,6 +88,8 @@ class Opened(Closing):
     label: str  #: how messages name it
     _bundle: Bundle | None = None
     _manifest: Manifest | None = None
+    #: the content scan of the bundle's files, started before its full open
+    _prescan: Prescan | None = None
 
     @property
     def loaded(self) -> bool:
@@ -111,15 +115,35 @@ class Opened(Closing):
         if self._bundle is None:
             from skillpack.fetch import open_verified
 
-            opened = open_verified(self.path, label=self.label, keep=KEEP)
+            opened = open_verified(self.path, label=self.label, keep=KEEP, prescan=True)
             if opened.archive_digest != self.pin.bundle_digest:
                 opened.close()
                 digest = str(opened.archive_digest)
                 raise _moved(self.source, self.pin.bundle_digest, digest, frozen=False)
-            self._bundle = opened.bundle
+            self._bundle, self._prescan = opened.bundle, opened.prescan
         return self._bundle
 
+    def prescanned(
+        self, skills: Sequence[SkillEntry], read: Callable[[FileEntry], bytes]
+    ) -> Prescanned | None:
+        """The findings of the scan started before the full open, for an admission of
+        ``skills`` (their files read verified by ``read``): waited for (this process
+        scanning from the last file meanwhile) when they hold most of the bundle's
+        files, else stopped (scanning the few costs less than waiting for all); once."""
+        prescan, self._prescan = self._prescan, None
+        if prescan is None:
+            return None
+        from skillpack.policy.prescan import first_listing
+
+        wanted = {entry.uri for skill in skills for entry in skill.files}
+        if len(wanted) * 2 < self.manifest.file_count:
+            prescan.stop()
+            return None
+        return prescan.result(first_listing(list(self.manifest.skills)), read, wanted)
+
     def close(self) -> None:
+        if self._prescan is not None:
+            self._prescan.stop()
         if self._bundle is not None:
             self._bundle.close()
 
@@ -210,6 +234,7 @@ def open_source(
         keep=KEEP,
         policy=policy if checked else None,
         signatures=signatures,
+        prescan=True,
     )
     try:
         digest = str(opened.archive_digest)
@@ -217,7 +242,7 @@ def open_source(
         if moved and (frozen or not resolve):
             assert pinned is not None
             raise _moved(source, pinned.bundle_digest, digest, frozen)
-        return _opened(source, path, opened.bundle, digest, None, opened.verified, label, commit)
+        return _opened(source, path, opened, digest, None, label, commit)
     except BaseException:
         opened.close()
         raise
@@ -226,20 +251,21 @@ def open_source(
 def _opened(
     source: str,
     path: Path,
-    bundle: Bundle,
+    opened: Verified,
     digest: str,
     manifest_digest: str | None,
-    verified: VerifiedBundle | None,
     label: str,
     commit: str | None = None,
 ) -> Opened:
-    """An opened source and the pin it resolved to."""
+    """An opened source and the pin it resolved to (taking over ``opened``'s bundle and
+    its scan started early)."""
+    bundle, verified = opened.bundle, opened.verified
     manifest = bundle.manifest
     signer = Signer(verified.mode, verified.signer, verified.issuer) if verified else None
     pin = SourcePin(
         source, manifest.name, manifest.version, digest, manifest_digest, signer, commit
     )
-    return Opened(source, path, pin, verified, label, bundle)
+    return Opened(source, path, pin, verified, label, bundle, _prescan=opened.prescan)
 
 
 def _tree(
@@ -309,15 +335,14 @@ def _open_reference(
         offline=offline,
         signatures=policy is not None,
         keep=KEEP,
+        prescan=True,
     )
     try:
         manifest_digest = got.fetch.manifest_digest
         if pinned_at is not None and manifest_digest != pinned_at and (frozen or not resolve):
             raise _moved(source, pinned_at, manifest_digest, frozen)
         digest = str(got.archive_digest)
-        return _opened(
-            source, got.path, got.bundle, digest, manifest_digest, got.verified, got.reference
-        )
+        return _opened(source, got.path, got, digest, manifest_digest, got.reference)
     except BaseException:
         got.close()
         raise

@@ -7,8 +7,8 @@ a bundle built without the scan, or by hand, gets no pass. An error-level findin
 refuses unless the user accepted that rule for that skill (``--accept SKILL:CODE``);
 warnings are reported and let in.
 
-This module imports only the standard library and :mod:`skillpack.scan`: the stdio
-server imports it.
+This module imports only the standard library, :mod:`skillpack.scan` and the model:
+the stdio server imports it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from skillpack.errors import EXIT_USAGE, Location, SkillpackError, UsageError
 from skillpack.manifest import FileEntry, Manifest, SkillEntry
 from skillpack.policy import errors as _errors  # noqa: F401  (registers the ADM codes)
+from skillpack.policy.prescan import Prescanned, first_listing
 from skillpack.scan import ERROR, ScanFinding, scan_file
 
 #: findings listed in a refusal's details before the rest are counted
@@ -205,33 +206,37 @@ def admit(
     accepts: Sequence[Accept] = (),
     skills: Iterable[SkillEntry] | None = None,
     block: Block = frozenset(),
+    prescanned: Prescanned | None = None,
 ) -> Admission:
     """Scan every file of ``skills`` (default: all of ``manifest``'s), read verified by
     ``read``; each file once, judged as a file of the innermost skill holding it. The
     bytes are read here; a large run is scanned in forked workers (the scan holds the
-    GIL), which inherit them."""
+    GIL), which inherit them. ``prescanned``: findings made earlier for a path and the
+    sha256 of its bytes (:mod:`skillpack.policy.prescan`); a file whose path and
+    verified digest are there is not read or scanned again."""
     chosen = list(manifest.skills if skills is None else skills)
     owner: dict[str, SkillEntry] = {}
     for skill in sorted(chosen, key=lambda s: s.skill_path.count("/")):
         for entry in skill.files:
             owner[entry.uri] = skill  # a deeper skill comes later and wins
-    files: list[FileEntry] = []
-    done: set[str] = set()
-    for skill in chosen:
-        for entry in skill.files:
-            if entry.uri not in done:
-                done.add(entry.uri)
-                files.append(entry)
-    datas = [read(entry) for entry in files]
+    files = first_listing(chosen)
+    done = prescanned or {}
+    todo = [entry for entry in files if (entry.path, entry.digest) not in done]
+    datas = [read(entry) for entry in todo]
 
     def work(start: int, stop: int) -> list[list[ScanFinding]]:
-        return [scan_file(files[i].path, datas[i]) for i in range(start, stop)]
+        return [scan_file(todo[i].path, datas[i]) for i in range(start, stop)]
 
     from skillpack._internal.parallel import default_jobs, map_ranges
 
-    found = map_ranges(work, len(files), default_jobs(len(chosen))) if files else []
+    jobs = default_jobs(len({owner[entry.uri].skill_path for entry in todo}))
+    scanned = map_ranges(work, len(todo), jobs) if todo else []
+    found = dict(zip((id(e) for e in todo), (f for part in scanned for f in part), strict=True))
     admission = Admission()
-    for entry, findings in zip(files, (f for part in found for f in part), strict=True):
+    for entry in files:
+        findings = found.get(id(entry))
+        if findings is None:
+            findings = done[entry.path, entry.digest]
         skill = owner[entry.uri]
         admission.flagged += [_flagged(skill, entry, f, accepts, block) for f in findings]
     return admission
