@@ -192,14 +192,18 @@ def test_declared_size_smaller_than_the_data_is_refused(stored: Path, tmp_path: 
 def test_one_flipped_byte_fails_verify_naming_the_entry(
     name: str, stored: Path, tmp_path: Path
 ) -> None:
-    offset, length = data_offset(stored, name)
-    raw = bytearray(stored.read_bytes())
-    raw[offset + length // 2] ^= 0x01
-    tampered = tmp_path / "tampered.skp"
-    tampered.write_bytes(raw)
-    proc = run_cli("verify", tampered)
+    proc = run_cli("verify", _flipped(stored, name, tmp_path / "tampered.skp"))
     assert proc.returncode == 1
     assert name in proc.stderr, proc.stderr
+
+
+def _flipped(bundle: Path, name: str, out: Path) -> Path:
+    """``bundle`` with one bit flipped in the middle of entry ``name``'s data."""
+    offset, length = data_offset(bundle, name)
+    raw = bytearray(bundle.read_bytes())
+    raw[offset + length // 2] ^= 0x01
+    out.write_bytes(raw)
+    return out
 
 
 def test_every_flipped_byte_in_a_deflated_bundle_is_caught(base: Path, tmp_path: Path) -> None:
@@ -358,3 +362,30 @@ def test_canonical_and_parsed_locks_give_the_same_manifest(base: Path) -> None:
     doc = json.loads(index)
     doc["skills"][0]["frontmatter"]["ratio"] = float("nan")
     assert _canonical_lock_manifest(lock, json.dumps(doc).encode()) is None
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_an_extra_field_in_the_local_header_moves_the_data_and_is_read_there(
+    method: int, stored: Path, tmp_path: Path
+) -> None:
+    """skillpack writes no extra fields, and the reader reads header, name and data of
+    such an entry at once; an archive whose entry carries one (another zip tool) has its
+    data further on, which the reader finds and verifies there: tampering still fails."""
+
+    def with_extra(zi: zipfile.ZipInfo, data: bytes) -> Entry:
+        again = same_info(zi, method)
+        again.extra = struct.pack("<HH", 0xCAFE, 4) + b"skp!"  # an unknown field, 8 bytes
+        return again, data
+
+    odd = rewrite(stored, tmp_path / "extra.skp", replace_entry(CHECKLIST, with_extra))
+    proc = run_cli("verify", odd)
+    assert proc.returncode == 0, proc.stderr
+    with open_bundle(odd) as bundle:
+        entry = next(f for s in bundle.manifest.skills for f in s.files if f.path.endswith(
+            "checklist.md"))  # fmt: skip
+        assert (
+            bundle.read_verified(entry)
+            == (stored.parent / "p/skills/code-review/references/checklist.md").read_bytes()
+        )
+    proc = run_cli("verify", _flipped(odd, CHECKLIST, tmp_path / "tampered.skp"))
+    assert proc.returncode == 1 and CHECKLIST in proc.stderr, proc.stderr

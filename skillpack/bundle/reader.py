@@ -128,6 +128,10 @@ class ZipEntry:
         return bool(self.mode & 0o111)
 
 
+#: an entry up to this many bytes compressed is read with its local header in one read
+ONE_READ = 1 << 20
+
+
 class _File:
     """Positional reads on one open file (thread-safe)."""
 
@@ -568,11 +572,19 @@ class Bundle(Closing):
     def _read_entry(self, e: ZipEntry, limit: int | None = None) -> bytes:
         """The bytes of ``e`` (its first ``limit`` bytes when given), checked against the
         central directory: header, declared size, CRC-32."""
-        header = self._file.read(e.offset, LOCAL.size)
-        if len(header) != LOCAL.size:
+        # one read for the header, the name and the data of an entry whose local header
+        # has the central directory's name and no extra field (as skillpack writes it);
+        # the name and the data read again on their own otherwise
+        whole = LOCAL.size + len(e.raw_name) + e.compressed_size
+        one = limit is None and e.compressed_size <= ONE_READ
+        block = self._file.read(e.offset, whole if one else LOCAL.size)
+        if len(block) < LOCAL.size:
             raise BundleError("BND017", "local header lies outside the archive", entry=e.name)
-        sig, _v, _r, flags, method, _t, _d, _crc, _cs, _s, n, m = LOCAL.unpack(header)
-        name = self._file.read(e.offset + LOCAL.size, n)
+        sig, _v, _r, flags, method, _t, _d, _crc, _cs, _s, n, m = LOCAL.unpack_from(block)
+        in_block = one and m == 0 and n == len(e.raw_name) and len(block) == whole
+        name = block[LOCAL.size : LOCAL.size + n] if in_block else self._file.read(
+            e.offset + LOCAL.size, n
+        )  # fmt: skip
         start = e.offset + LOCAL.size + n + m
         if (
             sig != LOCAL_SIG
@@ -593,12 +605,15 @@ class Bundle(Closing):
                 )
             if limit is not None:
                 return self._file.read(start, min(limit, e.size))
-            data = self._file.read(start, e.size)
+            data = block[start - e.offset :] if in_block else self._file.read(start, e.size)
         else:
             inflater = zlib.decompressobj(-15)
             want = e.size if limit is None else min(limit, e.size)
+            raw = (
+                block[start - e.offset :] if in_block else self._file.read(start, e.compressed_size)
+            )
             try:
-                data = inflater.decompress(self._file.read(start, e.compressed_size), want + 1)
+                data = inflater.decompress(raw, want + 1)
             except zlib.error as exc:
                 raise BundleError("BND017", f"corrupt deflate data ({exc})", entry=e.name) from None
             if len(data) > e.size:

@@ -158,7 +158,7 @@ def open_verified(
 
     In full mode, with ``admission`` or ``prescan`` (a caller that admits the bundle's
     files itself, with :attr:`Opened.prescan`), the scan of a large bundle's files starts
-    in forked workers before the open, so it runs while the open checks every file
+    in a forked worker before the open, so it runs while the open checks every file
     (:mod:`skillpack.policy.prescan`)."""
     from skillpack.bundle.reader import open_bundle
 
