@@ -24,7 +24,9 @@ tools' own cost there):
   the scan's start before the full open, ``prescan.start_prescan``; the product has no
   such switch), in fresh processes beside the real one, and the scan after the open
   (``admit`` over the opened bundle, in process, no early start) for the same question
-  asked the other way.
+  asked the other way; beside the two installs' wall times, their CPU time (every process
+  of the command), which what runs side by side and the machine's other tenants do not
+  change.
 
 Run by hand; prints a Markdown table.
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -72,11 +75,15 @@ def _time(
     cwd: Path | None = None,
     before: Callable[[], object] | None = None,
     shell: bool = False,
+    cpu: list[float] | None = None,
 ) -> list[float]:
+    """Wall times of ``runs`` runs; ``cpu``: each run's CPU time (user and system, the
+    command and every process it waited for) appended there."""
     times = []
     for _ in range(runs):
         if before is not None:
             before()
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(
             argv if not shell else " ".join(map(str, argv)),
@@ -88,6 +95,9 @@ def _time(
             shell=shell,
         )
         times.append(time.perf_counter() - start)
+        if cpu is not None:
+            now = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime)
     return times
 
 
@@ -177,16 +187,17 @@ def main() -> int:
 
         try:
             found: dict[str, list[float]] = {"install": [], "noscan": []}
+            cpu: dict[str, list[float]] = {"install": [], "noscan": []}
             # run by run in turn, so that a drift of the machine (the disk's write-back,
             # another process) weighs on both alike: their ratio is the scan's share
             for _ in range(args.runs):
                 found["install"] += _time(
                     [PYTHON, "-m", "skillpack", "install", bundle, "-a", "claude-code"],
-                    1, env, project, fresh,
+                    1, env, project, fresh, cpu=cpu["install"],
                 )  # fmt: skip
                 found["noscan"] += _time(
                     [PYTHON, "-c", WITHOUT_SCAN, "install", bundle, "-a", "claude-code"],
-                    1, env, project, fresh,
+                    1, env, project, fresh, cpu=cpu["noscan"],
                 )  # fmt: skip
             found["zipfile"] = _time(
                 [PYTHON, "-m", "zipfile", "-e", bundle, out], args.runs, env,
@@ -213,6 +224,7 @@ def main() -> int:
             )  # fmt: skip
         finally:
             shutil.rmtree(base, ignore_errors=True)
+        found["install-cpu"], found["noscan-cpu"] = cpu["install"], cpu["noscan"]
         rows.append((label, found))
     scan = admission_times(bundle, args.runs)
     files = args.skills * 5
@@ -235,14 +247,18 @@ def main() -> int:
               f"{(med['check'] - med['help']) / med['sha256sum']:.2f}x | "
               f"{fmt(f['noop'])} |")  # fmt: skip
     print()
+    # the CPU time (every process of the command) does not depend on how much of it ran
+    # side by side, nor on how busy the machine's other tenants kept its CPUs
     print("| where | install | install, scan switched off | what the scan adds (<= +20%): "
-          "medians | median of the runs' pairs |")  # fmt: skip
-    print("|---|---:|---:|---:|---:|")
+          "medians | median of the runs' pairs | CPU s, install / scan off (medians) "
+          "|")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|")
     for label, f in rows:
         med = {k: statistics.median(v) for k, v in f.items()}
         pairs = statistics.median(a / b for a, b in zip(f["install"], f["noscan"], strict=True))
         print(f"| {label} | {fmt(f['install'])} | {fmt(f['noscan'])} | "
-              f"{med['install'] / med['noscan'] - 1:+.0%} | {pairs - 1:+.0%} |")  # fmt: skip
+              f"{med['install'] / med['noscan'] - 1:+.0%} | {pairs - 1:+.0%} | "
+              f"{med['install-cpu']:.3f} / {med['noscan-cpu']:.3f} |")  # fmt: skip
     took = statistics.median(scan)
     adds = ", ".join(
         f"+{took / (statistics.median(f['install']) - took):.0%} on {label}" for label, f in rows
