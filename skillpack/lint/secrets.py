@@ -16,7 +16,7 @@ containing ``EXAMPLE`` (as the AWS documentation's keys do) are not reported.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 #: File names that hold environment secrets by convention (``prod.env``, ``.env.local``).
@@ -142,13 +142,40 @@ class SecretHit:
     offset: int  #: byte offset of the match in the data
 
 
-#: any marker of any pattern: one scan tells most files apart as clean
-_ANY_MARKER = re.compile(b"|".join(re.escape(m) for p in PATTERNS for m in p.markers))
+def _holds(marker: bytes) -> Callable[[bytes], bool]:
+    return lambda data: marker in data
+
+
+def _marker_tests(markers: Iterable[bytes]) -> tuple[Callable[[bytes], object], ...]:
+    """Whether a file holds any of ``markers``, as a few tests: ``in`` for a marker
+    that no other shares its first byte with, one expression for the markers that do
+    (their common start first, which the engine skips along to). One expression for
+    all of them, most starting with a common letter (``a``, ``g``, ``s``, ``x``), stopped
+    at each of those letters: about twice as slow over a skill's text."""
+    by_first: dict[int, list[bytes]] = {}
+    for marker in dict.fromkeys(markers):
+        by_first.setdefault(marker[0], []).append(marker)
+    tests: list[Callable[[bytes], object]] = []
+    for group in by_first.values():
+        if len(group) == 1:
+            tests.append(_holds(group[0]))
+            continue
+        common = group[0]
+        for marker in group[1:]:
+            while not marker.startswith(common):
+                common = common[:-1]
+        rests = b"|".join(re.escape(m[len(common) :]) for m in group)
+        tests.append(re.compile(re.escape(common) + b"(?:" + rests + b")").search)
+    return tuple(tests)
+
+
+#: any marker of any pattern: a few scans tell most files apart as clean
+_ANY_MARKER = _marker_tests(m for p in PATTERNS for m in p.markers)
 
 
 def find_secrets(data: bytes) -> Iterator[SecretHit]:
     """Likely secrets in ``data``, at most one per pattern (the first), by offset."""
-    if _ANY_MARKER.search(data) is None:
+    if not any(test(data) for test in _ANY_MARKER):
         return
     hits: list[SecretHit] = []
     for pattern in PATTERNS:
