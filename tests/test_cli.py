@@ -459,8 +459,15 @@ def test_sigint_exits_130(tmp_path: Path) -> None:
 
     started = tmp_path / "started"
     server = "import pathlib, sys, time; pathlib.Path(sys.argv[1]).touch(); time.sleep(120)"
+    # Ctrl-C at a terminal: SIGINT at its default in the command, as a shell gives it to a
+    # foreground job (a background job of a script, as a CI runner may start this suite,
+    # inherits it ignored, and Python then keeps ignoring it)
+    terminal = (
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "skillpack", "check", "--timeout", "120", "--",
+        [sys.executable, "-c", terminal, "-m", "skillpack", "check", "--timeout", "120", "--",
          sys.executable, "-c", server, str(started)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
