@@ -184,10 +184,7 @@ def open_verified(
                 raise ValueError("admission judges verified bytes: open in full mode")
             prescanned = None
             if early is not None:
-                from skillpack.policy.prescan import first_listing
-
-                files = first_listing(list(bundle.manifest.skills))
-                prescanned = early.result(files, bundle.read_verified)
+                prescanned = early.result(bundle.manifest.skills, bundle.read_verified)
             admitted = admit(bundle.manifest, bundle.read_verified, admission.accepts, None,
                              admission.block, prescanned)  # fmt: skip
             admitted.check(label, "nothing was written")

@@ -133,13 +133,11 @@ class Opened(Closing):
         prescan, self._prescan = self._prescan, None
         if prescan is None:
             return None
-        from skillpack.policy.prescan import first_listing
-
         wanted = {entry.uri for skill in skills for entry in skill.files}
         if len(wanted) * 2 < self.manifest.file_count:
             prescan.stop()
             return None
-        return prescan.result(first_listing(list(self.manifest.skills)), read, wanted)
+        return prescan.result(self.manifest.skills, read, wanted)
 
     def close(self) -> None:
         if self._prescan is not None:

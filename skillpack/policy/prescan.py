@@ -24,10 +24,16 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
-from skillpack._internal.parallel import Forked, WorkerError, can_fork, configured_jobs
+from skillpack._internal.parallel import (
+    PARALLEL_MIN_SKILLS,
+    Forked,
+    WorkerError,
+    can_fork,
+    default_jobs,
+)
 from skillpack.manifest import FileEntry, SkillEntry
 from skillpack.scan.model import ScanFinding
 
@@ -39,7 +45,7 @@ Prescanned = Mapping[tuple[str, str], list[ScanFinding]]
 MIN_BYTES = 1 << 20
 
 
-def first_listing(skills: list[SkillEntry]) -> list[FileEntry]:
+def first_listing(skills: Iterable[SkillEntry]) -> list[FileEntry]:
     """Every file of ``skills`` once, as the first skill listing it names it (the
     entry whose path the scan reads)."""
     files: list[FileEntry] = []
@@ -61,7 +67,6 @@ class Prescan:
 
         from skillpack import scan  # noqa: F401  (loaded once, here, for both processes)
 
-        self.path = path
         self._shared = mmap.mmap(-1, mmap.PAGESIZE)  # anonymous and shared with the fork
         #: [files the worker has scanned from the first, the first file this process
         #: has taken from the last]; each an aligned machine word, written by one side
@@ -77,15 +82,16 @@ class Prescan:
 
     def result(
         self,
-        files: Sequence[FileEntry],
+        skills: Iterable[SkillEntry],
         read: Callable[[FileEntry], bytes],
         only: Collection[str] | None = None,
     ) -> Prescanned:
-        """What the worker found, with this process scanning ``files`` (every file of
-        the verified manifest, :func:`first_listing`, read verified by ``read``; those
-        whose URI is in ``only`` when given) from the last one down meanwhile, until it
-        meets the worker; then the worker's results with this process's. Without them
-        (the worker failed), this process's alone."""
+        """What the worker found, with this process scanning the files of ``skills``
+        (the verified manifest's, listed as the worker lists its own:
+        :func:`first_listing`; read verified by ``read``; those whose URI is in ``only``
+        when given) from the last one down meanwhile, until it meets the worker; then
+        the worker's results with this process's. Without them (the worker failed),
+        this process's alone."""
         forked, self._forked = self._forked, None
         if forked is None:
             return {}
@@ -93,6 +99,7 @@ class Prescan:
         from skillpack.scan import scan_file
 
         found: dict[tuple[str, str], list[ScanFinding]] = {}
+        files = first_listing(skills)
         marks = self._marks
         try:
             with collector_paused():
@@ -135,8 +142,9 @@ def start_prescan(path: Path) -> Prescan | None:
     """The scan of the bundle at ``path`` started in the background; None where it
     would not pay: one CPU (or ``SKILLPACK_JOBS=1``), no ``fork``, a bundle under
     :data:`MIN_BYTES`, a path that cannot be read (the open that follows says why)."""
-    jobs = configured_jobs() or os.cpu_count() or 1
-    if jobs < 2 or not can_fork() or sys.platform != "linux":
+    # a forked worker where a pass over a large tree would use them (SKILLPACK_JOBS, or
+    # one per CPU on Linux)
+    if default_jobs(PARALLEL_MIN_SKILLS) < 2 or not can_fork() or sys.platform != "linux":
         return None
     try:
         size = os.stat(path).st_size
@@ -162,7 +170,7 @@ def _scan_bundle(path: Path, marks: memoryview) -> dict[tuple[str, str], list[Sc
     found: dict[tuple[str, str], list[ScanFinding]] = {}
     # no collection walks (and copies) the pages shared with the parent
     with collector_paused(), open_bundle(path, mode="fast") as bundle:
-        for at, entry in enumerate(first_listing(list(bundle.manifest.skills))):
+        for at, entry in enumerate(first_listing(bundle.manifest.skills)):
             if at >= marks[1]:
                 break
             try:

@@ -87,13 +87,15 @@ def test_the_prescan_finds_what_admission_finds(big: Path, worker: str) -> None:
     """``all``: the worker scanned every file before the caller asked; ``meeting``: the
     caller asks at once and scans from the last file until the two meet."""
     with open_bundle(big, keep=64 << 20) as bundle:
-        files = first_listing(list(bundle.manifest.skills))
+        files = first_listing(bundle.manifest.skills)
         direct = admit(bundle.manifest, lambda e: bundle.read_verified(e, again=True))
         prescan = Prescan(big)
         pid = prescan._forked.pid if prescan._forked else 0
         if worker == "all":
             _worker_done(prescan, len(files))
-        found = prescan.result(files, lambda e: bundle.read_verified(e, again=True))
+        found = prescan.result(
+            bundle.manifest.skills, lambda e: bundle.read_verified(e, again=True)
+        )
         # every file has its result, from the worker or from this process
         assert set(found) == {(f.path, f.digest) for f in files}
         taken = admit(bundle.manifest, lambda e: bundle.read_verified(e, again=True),
@@ -108,8 +110,10 @@ def test_a_result_made_for_other_bytes_is_never_taken(big: Path, big_benign: Pat
     """The worker read another bundle at the same path (replaced in between): its clean
     results for the attack skill's files do not stand for the bytes verified."""
     with open_bundle(big_benign, keep=64 << 20) as benign:
-        files = first_listing(list(benign.manifest.skills))
-        clean = Prescan(big_benign).result(files, lambda e: benign.read_verified(e, again=True))
+        files = first_listing(benign.manifest.skills)
+        clean = Prescan(big_benign).result(
+            benign.manifest.skills, lambda e: benign.read_verified(e, again=True)
+        )
     assert len(clean) == len(files)
     with open_bundle(big, keep=64 << 20) as bundle:
         admitted = admit(bundle.manifest, lambda e: bundle.read_verified(e, again=True),
@@ -125,9 +129,11 @@ def test_a_worker_that_fails_leaves_the_scan_to_this_process(big: Path, tmp_path
     junk = tmp_path / "junk.skp"
     junk.write_bytes(b"not a zip" * 1000)
     with open_bundle(big, keep=64 << 20) as bundle:
-        files = first_listing(list(bundle.manifest.skills))
+        files = first_listing(bundle.manifest.skills)
         direct = admit(bundle.manifest, lambda e: bundle.read_verified(e, again=True))
-        found = Prescan(junk).result(files, lambda e: bundle.read_verified(e, again=True))
+        found = Prescan(junk).result(
+            bundle.manifest.skills, lambda e: bundle.read_verified(e, again=True)
+        )
         assert set(found) == {(f.path, f.digest) for f in files}
         taken = admit(bundle.manifest, lambda e: bundle.read_verified(e, again=True),
                       prescanned=found)  # fmt: skip
@@ -138,9 +144,11 @@ def test_only_the_files_asked_for_are_scanned_here(big: Path) -> None:
     """``only``: the caller scans just the files it admits; what the worker has not
     reached of the others is left unscanned (admit scans what it needs itself)."""
     with open_bundle(big, keep=64 << 20) as bundle:
-        files = first_listing(list(bundle.manifest.skills))
+        files = first_listing(bundle.manifest.skills)
         wanted = {files[-1].uri}
-        found = Prescan(big).result(files, lambda e: bundle.read_verified(e, again=True), wanted)
+        found = Prescan(big).result(
+            bundle.manifest.skills, lambda e: bundle.read_verified(e, again=True), wanted
+        )
     assert (files[-1].path, files[-1].digest) in found
 
 
