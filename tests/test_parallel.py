@@ -1,29 +1,81 @@
-"""skillpack._internal.parallel: ranges shared between forked children and this process."""
+"""skillpack._internal.parallel: ranges claimed by forked children and this process."""
 
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from skillpack._internal.parallel import WorkerError, map_ranges
+from skillpack._internal.parallel import RANGES_PER_JOB, WorkerError, map_ranges, split_ranges
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
 
-def test_results_come_back_in_range_order_from_every_process() -> None:
+def _wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 20
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
+def test_results_come_back_in_range_order_from_every_process(tmp_path: Path) -> None:
     def work(start: int, stop: int) -> list[tuple[int, int]]:
+        (tmp_path / f"{os.getpid()}.{start}").touch()
+        # the first three ranges are held until three processes have each claimed one
+        _wait_for(lambda: len({p.name.split(".")[0] for p in tmp_path.iterdir()}) >= 3,
+                  "every process to claim a range")  # fmt: skip
         return [(i, os.getpid()) for i in range(start, stop)]
 
     parts = map_ranges(work, 10, 3)
     assert [i for part in parts for i, _ in part] == list(range(10))
     pids = [{pid for _, pid in part} for part in parts]
-    assert all(len(p) == 1 for p in pids)
+    assert all(len(p) == 1 for p in pids)  # a range is done by one process
     assert len(set().union(*pids)) == 3  # two children and this process
-    assert pids[-1] == {os.getpid()}  # the last range is done here
+    assert {os.getpid()} in pids
+
+
+def test_ranges_go_to_whichever_process_is_free() -> None:
+    """A process slowed down (here: this one) does fewer ranges; the pass ends when the
+    work does, not when the slowest process's fixed share does."""
+    parent = os.getpid()
+
+    def work(start: int, stop: int) -> list[int]:
+        if os.getpid() == parent:
+            time.sleep(0.05)
+        return [os.getpid()] * (stop - start)
+
+    done = [pid for part in map_ranges(work, 64, 2) for pid in part]
+    assert len(done) == 64
+    assert done.count(parent) < 16  # half each would be 32
+
+
+def test_results_larger_than_a_pipe_holds_come_back_whole() -> None:
+    """A child's results are read between this process's own ranges and at the end:
+    more than the pipe holds (several MiB) neither blocks the pass nor loses a byte."""
+
+    def work(start: int, stop: int) -> list[bytes]:
+        return [bytes([i % 251]) * 300_000 for i in range(start, stop)]
+
+    parts = map_ranges(work, 40, 2)
+    flat = [b for part in parts for b in part]
+    assert [b[:1] for b in flat] == [bytes([i % 251]) for i in range(40)]
+    assert all(len(b) == 300_000 and len(set(b)) == 1 for b in flat)
+
+
+def test_split_ranges_cover_every_item_once() -> None:
+    for count in (1, 2, 7, 64, 65, 1000, 5003):
+        for jobs in (2, 3, 4):
+            ranges = split_ranges(count, jobs)
+            assert ranges[0][0] == 0 and ranges[-1][1] == count
+            assert all(a < b for a, b in ranges)  # none empty
+            assert all(x[1] == y[0] for x, y in itertools.pairwise(ranges))
+            assert len(ranges) <= jobs * RANGES_PER_JOB
 
 
 def test_more_jobs_than_items_and_one_job() -> None:
@@ -58,9 +110,12 @@ def test_the_collector_is_paused_in_every_process_of_a_pass_and_restored() -> No
 
 
 def test_an_exception_in_a_child_is_raised_here_with_its_traceback() -> None:
+    parent = os.getpid()
+
     def work(start: int, stop: int) -> int:
-        if start == 0:
+        if os.getpid() != parent:
             raise ValueError("broken skill range")
+        time.sleep(0.2)  # the child claims a range meanwhile
         return stop
 
     with pytest.raises(WorkerError, match=r"(?s)failed:.*ValueError: broken skill range"):
@@ -68,10 +123,13 @@ def test_an_exception_in_a_child_is_raised_here_with_its_traceback() -> None:
 
 
 def test_a_child_that_dies_is_reported_and_reaped(tmp_path: Path) -> None:
+    parent = os.getpid()
+
     def work(start: int, stop: int) -> int:
-        if start == 0:
+        if os.getpid() != parent:
             (tmp_path / "pid").write_text(str(os.getpid()))
             os._exit(7)
+        time.sleep(0.2)
         return stop
 
     with pytest.raises(WorkerError, match="wait status"):
@@ -81,10 +139,11 @@ def test_a_child_that_dies_is_reported_and_reaped(tmp_path: Path) -> None:
 
 
 def test_an_error_here_stops_and_reaps_the_children(tmp_path: Path) -> None:
+    parent = os.getpid()
+
     def work(start: int, stop: int) -> int:
-        if start != 0:
-            while not (tmp_path / "pid").exists():  # the child has started
-                time.sleep(0.01)
+        if os.getpid() == parent:
+            _wait_for((tmp_path / "pid").exists, "the child to start")
             raise KeyError("in this process")
         (tmp_path / "pid").write_text(str(os.getpid()))
         time.sleep(30)  # would hold the test if it were not stopped

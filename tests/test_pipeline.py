@@ -235,3 +235,20 @@ def test_the_tree_wide_findings_are_the_same_made_beside_the_workers(tmp_path: P
     assert beside is not None and "SP205" in {f.code for f in beside}
     _, inline = run_pass(tree.skills, Plan(lint=LintRun.start(tree), entry=False), jobs=1)
     assert inline is None  # made by LintRun.result then
+
+
+@needs_fork
+def test_the_memory_budget_is_each_processs_over_all_its_ranges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process keeps at most KEPT_BUDGET bytes for the writer however many ranges of
+    skills it claims; the files past it are left for the writer to read again."""
+    for i in range(120):
+        write_skill(tmp_path, f"s{i:03}", files={"references/data.md": "x" * 2000 + "\n"})
+    tree = discover(config_from_table({}, tmp_path, None))
+    monkeypatch.setattr("skillpack.build.pipeline.KEPT_BUDGET", 30_000)
+    plan = Plan(archive=Archive("stored", STAMP, compress=False))
+    results, _ = run_pass(tree.skills, plan, jobs=2)
+    kept = sum(len(data) for result in results for data in result.kept.values())
+    assert 0 < kept <= 2 * 30_000  # two processes, 30,000 bytes each
+    assert len(results) == 120 and all(r.entry is not None for r in results)

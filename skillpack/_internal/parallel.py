@@ -2,23 +2,26 @@
 
 Parsing ``SKILL.md``, running the lint checks, hashing, compressing and rendering each
 skill's lock table all hold the GIL (or are too small to release it usefully), so large
-runs are split into contiguous ranges of skills: all but the last go to ``fork()``-ed
-children, which inherit the tree and the work function without pickling, and the last
-is done in this process meanwhile. A child pickles its results into a pipe that is
-read once this process's own range is done; results come back in range order.
+runs are split into short contiguous ranges of skills that ``fork()``-ed children and
+this process claim one at a time (:func:`map_ranges`): the children inherit the tree
+and the work function without pickling, a process that is slower (this one, which
+also reads the children's results; a machine's other load) simply does fewer ranges,
+and all finish together. A child pickles each range's results into its pipe as soon as
+it is done; this process reads them between its own ranges; results come back in range
+order.
 """
 
 from __future__ import annotations
 
-import functools
 import gc
 import itertools
 import os
 import signal
+import struct
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from skillpack.errors import UsageError
 
@@ -168,30 +171,188 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: ranges handed out per process of a pass (:func:`map_ranges`): enough that the
+#: processes finish together (the last range is short), few enough that claiming one
+#: (a 4-byte read) and sending its results back cost nothing next to the work
+RANGES_PER_JOB = 32
+#: what a child's result pipe can hold before its writes wait for this process to read
+#: them (Linux ``F_SETPIPE_SZ``; the default is 64 KiB): this process reads between its
+#: own ranges, so a child rarely waits
+RESULT_PIPE_BYTES = 1 << 20
+_ID = struct.Struct("<I")
+_FRAME = struct.Struct("<Q")
+
+
 def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
-    """``work(start, stop)`` over ``range(count)`` split into ``jobs`` contiguous ranges
-    (nested skills stay next to their parents): the first ones in forked children, the
-    last in this process meanwhile (its results need no pickling); the results in range
-    order. ``work`` must return picklable values. The collector is paused meanwhile
+    """``work(start, stop)`` over ``range(count)`` split into contiguous ranges that
+    ``jobs`` processes claim one at a time as each finishes its last (forked children
+    and this process; :data:`RANGES_PER_JOB`), so that they finish together whatever
+    each range costs and whatever else the machine runs; the results in range order,
+    one per range. ``work`` must return picklable values; a child sends each range's
+    back as soon as it is done. The collector is paused meanwhile
     (:func:`collector_paused`)."""
     with collector_paused():
         return _map_ranges(work, count, jobs)
+
+
+def split_ranges(count: int, jobs: int) -> list[tuple[int, int]]:
+    """The contiguous ranges :func:`map_ranges` hands out for ``count`` items and
+    ``jobs`` processes: at most :data:`RANGES_PER_JOB` per process, none empty."""
+    parts = max(1, min(count, jobs * RANGES_PER_JOB))
+    return list(itertools.pairwise([count * i // parts for i in range(parts + 1)]))
 
 
 def _map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
     jobs = min(jobs, count) if can_fork() else 1
     if jobs <= 1:
         return [work(0, count)]
-    ranges = list(itertools.pairwise([count * i // jobs for i in range(jobs + 1)]))
-    children: list[Forked[T]] = []
+    ranges = split_ranges(count, jobs)
+    results: dict[int, T] = {}
+    claims_r, claims_w = os.pipe()
+    children: list[_Child] = []
     try:
-        for start, stop in ranges[:-1]:
-            children.append(Forked(functools.partial(work, start, stop)))
-        own = work(*ranges[-1])
-        results = []
-        while children:
-            results.append(children.pop(0).result())
-        return [*results, own]
+        # every range's number, queued before any process starts: a read of 4 bytes
+        # from a pipe takes the next one whole (the pipe's lock), EOF once all are taken
+        os.write(claims_w, b"".join(_ID.pack(i) for i in range(len(ranges))))
+        os.close(claims_w)
+        claims_w = -1
+        for _ in range(jobs - 1):
+            children.append(_Child(work, ranges, claims_r))
+        while (claimed := _claim(claims_r)) is not None:
+            results[claimed] = work(*ranges[claimed])
+            for child in children:
+                child.drain(results, block=False)
+        for child in children:
+            child.drain(results, block=True)
+            child.reap()
+        children = []
+        missing = [i for i in range(len(ranges)) if i not in results]
+        if missing:  # cannot happen: a child that did not send a range failed
+            raise WorkerError(f"no result for {len(missing)} ranges")
+        return [results[i] for i in range(len(ranges))]
     finally:
+        os.close(claims_r)
+        if claims_w >= 0:
+            os.close(claims_w)
         for child in children:  # after an error here: stop and reap the others
             child.stop()
+
+
+def _claim(fd: int) -> int | None:
+    """The next range's number from the claims pipe, None once every range is taken."""
+    data = os.read(fd, _ID.size)
+    return _ID.unpack(data)[0] if len(data) == _ID.size else None
+
+
+class _Child:
+    """A forked child of :func:`map_ranges`: it claims ranges until none is left and
+    sends back ``(True, number, result)`` for each, pickled and framed by its length,
+    or ``(False, number, traceback)`` for the first that raised, and stops."""
+
+    def __init__(self, work: Callable[[int, int], object], ranges: list[tuple[int, int]],
+                 claims: int) -> None:  # fmt: skip
+        import pickle  # here, before the fork, not in every child
+
+        read_fd, write_fd = os.pipe()
+        _grow_pipe(write_fd)
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child exits in _serve)
+            os.close(read_fd)
+            _die_with(parent)
+            _serve(work, ranges, claims, write_fd)
+        os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        self.pid, self._fd = pid, read_fd
+        self._buffer = bytearray()
+        self._pickle = pickle
+
+    def drain(self, results: dict[int, Any], *, block: bool) -> None:
+        """Take what the child has sent into ``results`` (``block``: all of it, up to
+        its exit); raise :class:`WorkerError` for a range it failed."""
+        if self._fd < 0:
+            return
+        if block:
+            os.set_blocking(self._fd, True)
+        while True:
+            try:
+                data = os.read(self._fd, RESULT_PIPE_BYTES)
+            except BlockingIOError:
+                break
+            if not data:
+                os.close(self._fd)
+                self._fd = -1
+                break
+            self._buffer += data
+        self._frames(results)
+
+    def _frames(self, results: dict[int, Any]) -> None:
+        buffer, at = self._buffer, 0
+        while len(buffer) - at >= _FRAME.size:
+            (size,) = _FRAME.unpack_from(buffer, at)
+            end = at + _FRAME.size + size
+            if len(buffer) < end:
+                break
+            ok, number, value = self._pickle.loads(memoryview(buffer)[at + _FRAME.size : end])
+            if not ok:
+                raise WorkerError(f"worker process {self.pid} failed:\n{value}")
+            results[number] = value
+            at = end
+        del buffer[:at]
+
+    def reap(self) -> None:
+        """Wait for the child, after its last result; WorkerError if it died first."""
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = -1
+        if status != 0 or self._buffer:
+            raise WorkerError(f"worker process failed (wait status {status})")
+
+    def stop(self) -> None:
+        """Kill the child (if it still runs) and reap it."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if self.pid < 0:
+            return
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+
+def _grow_pipe(fd: int) -> None:
+    """Let the pipe hold :data:`RESULT_PIPE_BYTES` where the system allows it."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, RESULT_PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass  # the default size: a child may wait for this process to read
+
+
+def _serve(work: Callable[[int, int], object], ranges: list[tuple[int, int]], claims: int,
+           fd: int) -> None:  # fmt: skip
+    """The body of a :class:`_Child`: never returns (``os._exit``)."""
+    import pickle
+
+    code = 0
+    try:
+        with open(fd, "wb") as out:
+            while (claimed := _claim(claims)) is not None:
+                try:
+                    message = (True, claimed, work(*ranges[claimed]))
+                    payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+                except BaseException as exc:  # reported by the parent
+                    import traceback
+
+                    code = 1
+                    text = "".join(traceback.format_exception(exc))
+                    payload = pickle.dumps((False, claimed, text))
+                out.write(_FRAME.pack(len(payload)))
+                out.write(payload)
+                out.flush()
+                if code:
+                    break
+    finally:
+        os._exit(code)

@@ -23,6 +23,7 @@ Built on it, each a pass over many skills (:func:`run_pass`): :func:`lint_tree`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,13 +192,18 @@ def run_pass(
     skills: Sequence[SourceSkill], plan: Plan, jobs: int | None = None
 ) -> tuple[list[SkillResult], list[Finding] | None]:
     """:func:`process_skill` of every skill, in order: in ``jobs`` processes (default:
-    :func:`~skillpack._internal.parallel.default_jobs`) sharing contiguous ranges of
-    skills, forked workers inheriting ``plan`` and sending their results back pickled;
+    :func:`~skillpack._internal.parallel.default_jobs`) claiming short ranges of skills
+    as each is free, forked workers inheriting ``plan`` and sending their results back
+    pickled;
     and, when the pass forks and lints, the lint run's tree-wide findings, made by one
     more forked worker meanwhile (else None: :meth:`LintRun.result` makes them)."""
 
+    states: dict[int, PassState] = {}  # one per process: its budget spans its ranges
+
     def work(start: int, stop: int) -> list[SkillResult]:
-        state = PassState(KEPT_BUDGET)
+        state = states.get(os.getpid())
+        if state is None:
+            state = states[os.getpid()] = PassState(KEPT_BUDGET)
         return [process_skill(plan, skill, state) for skill in skills[start:stop]]
 
     jobs = default_jobs(len(skills)) if jobs is None else jobs
