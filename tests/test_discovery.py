@@ -305,3 +305,24 @@ def test_a_walk_with_the_default_excludes_does_not_import_pathspec(tmp_path: Pat
         "assert 'pathspec' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True)
+
+
+def test_every_path_found_is_the_path_of_its_file(tmp_path: Path) -> None:
+    """The paths discovery makes from their directory's path (cheaper than parsing each
+    whole path again) are the very paths of the files and skills, names with spaces,
+    dots and non-ASCII letters included."""
+    write(tmp_path / "skills" / "a b" / "SKILL.md", skill_md("a-b"))
+    for rel in ("x y/z.md", "ü/é.md", "v1.2/n..md", "deep/er/est/f.txt"):
+        write(tmp_path / "skills" / "a b" / rel, "text\n")
+    tree = discover(config_from_table({}, tmp_path, None))
+    (skill,) = tree.skills
+    assert skill.directory == Path(os.path.join(tmp_path, "skills", "a b"))
+    assert type(skill.directory) is type(Path())
+    for f in skill.files:
+        expected = Path(os.path.join(skill.directory, *f.rel.split("/")))
+        assert f.path == expected and str(f.path) == str(expected)
+        assert type(f.path) is type(expected) and f.path.parts == expected.parts
+        assert f.path.read_bytes() == expected.read_bytes()
+    assert sorted(f.rel for f in skill.files) == sorted(
+        ["SKILL.md", "x y/z.md", "ü/é.md", "v1.2/n..md", "deep/er/est/f.txt"]
+    )

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,6 +124,22 @@ class SourceTree:
 
 def _sort_key(entry: os.DirEntry[str]) -> bytes:
     return os.fsencode(entry.name)
+
+
+if sys.version_info < (3, 12) and hasattr(Path, "_make_child_relpath"):
+
+    def _file_path(directory: Path, entry: os.DirEntry[str]) -> Path:
+        """``Path(entry.path)``, made from its directory's path: on Python 3.11 parsing
+        the whole path again costs 4 us an entry (35 ms of a discovery of 9,000 files
+        and directories), and the child of a parsed path (what ``Path.iterdir`` makes)
+        0.5 us."""
+        return directory._make_child_relpath(entry.name)  # type: ignore[attr-defined,no-any-return]
+
+else:
+
+    def _file_path(directory: Path, entry: os.DirEntry[str]) -> Path:
+        """``Path(entry.path)`` (as fast as a child of ``directory`` from 3.12 on)."""
+        return Path(entry.path)
 
 
 def _rel_or_none(path: Path, base: Path) -> str | None:
@@ -325,31 +342,32 @@ class _Walker:
                     self.ignores.load_local(
                         directory, prepend=anchor.relative_to(directory).as_posix()
                     )
-        self._walk(root, str(root.path), base_rel, [])
+        self._walk(root, root.path, base_rel, [])
 
     def _wanted(self, directory: str) -> bool:
         return self.within is None or any(
             is_within(p, directory) or is_within(directory, p) for p in self.within
         )
 
-    def _walk(self, root: Root, directory: str, rel: str, active: list[SourceSkill]) -> None:
+    def _walk(self, root: Root, here: Path, rel: str, active: list[SourceSkill]) -> None:
+        directory = str(here)
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=_sort_key)
         except OSError as exc:
-            self._report(active, Path(directory), rel, SKIP_UNREADABLE, str(exc.strerror or exc))
+            self._report(active, here, rel, SKIP_UNREADABLE, str(exc.strerror or exc))
             return
         names = {e.name: e for e in entries}
         pushed_ignore = (
             IGNORE_FILE in names
             and directory != str(root.path)
-            and self.ignores.load_local(Path(directory), strip=rel)
+            and self.ignores.load_local(here, strip=rel)
         )
         skill_md = names.get(SKILL_MD)
         if skill_md is not None and skill_md.is_file(follow_symlinks=False):
             skill = SourceSkill(
                 skill_path=_join(root.prefix, rel),
-                directory=Path(directory),
+                directory=here,
                 root=root,
                 parent=active[-1].skill_path if active else None,
                 complete=self._wanted(directory),
@@ -380,7 +398,7 @@ class _Walker:
                     continue
                 child_rel = _under(rel, name)
                 if not ignores.excluded(child_rel, is_dir=True):
-                    self._walk(root, entry.path, child_rel, active)
+                    self._walk(root, _file_path(here, entry), child_rel, active)
             if pushed_ignore:
                 self.ignores.local.pop()
             return
@@ -404,7 +422,7 @@ class _Walker:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if not ignores.excluded(child_rel, is_dir=True):
-                        self._walk(root, entry.path, child_rel, active)
+                        self._walk(root, _file_path(here, entry), child_rel, active)
                     continue
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
@@ -427,7 +445,7 @@ class _Walker:
                 continue
             if ignores.excluded(child_rel, is_dir=False) or ignores.not_included(child_rel):
                 continue
-            path = Path(entry.path)
+            path = _file_path(here, entry)
             for skill, offset in zip(active, offsets, strict=True):
                 skill.files.append(
                     SourceFile(child_rel[offset:], path, st.st_size, mode, st.st_nlink)
