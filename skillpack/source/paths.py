@@ -109,12 +109,22 @@ def tree_problems(paths: Iterable[str]) -> Iterator[PathProblem]:
             why = f"is a file, and '{below}' needs a directory there"
             yield PathProblem(path, CLASH, why, below)
             continue
+        slash = key.rfind("/")
+        if slash < 0 or key[:slash] in dirs:
+            # its directory is one already (and so are the directories above it): no
+            # file is at any of them, since a file there would have clashed
+            files[key] = path
+            continue
         parents = []  # the key's directories, outermost first
         slash = key.find("/")
         while slash >= 0:
             parents.append(key[:slash])
             slash = key.find("/", slash + 1)
-        clash = next((files[p] for p in parents if p in files), None)
+        clash = None
+        for parent in parents:
+            clash = files.get(parent)
+            if clash is not None:
+                break
         if clash is not None:
             yield PathProblem(path, CLASH, f"needs a directory where '{clash}' is a file", clash)
             continue

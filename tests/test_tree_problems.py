@@ -1,0 +1,65 @@
+"""skillpack.source.paths.tree_problems: what a tree of published paths cannot hold,
+held to a plain reading of its rules (every path against every earlier one)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillpack.source.paths import (
+    CLASH,
+    COLLISION,
+    PathProblem,
+    collision_key,
+    tree_problems,
+    unsafe_published_path,
+)
+
+
+def reference(paths: list[str]) -> list[PathProblem]:
+    """The rules read literally: each path against every path accepted before it."""
+    accepted: list[tuple[str, str]] = []  # (collision key, path), in order
+    found = []
+    for path in dict.fromkeys(paths):
+        unsafe = unsafe_published_path(path)
+        if unsafe is not None:
+            found.append(PathProblem(path, unsafe[0], unsafe[1]))
+            continue
+        key = collision_key(path)
+        same = [p for k, p in accepted if k == key]
+        if same:
+            why = f"and '{same[0]}' differ only in case or Unicode normalization"
+            found.append(PathProblem(path, COLLISION, why, same[0]))
+            continue
+        below = [p for k, p in accepted if k.startswith(key + "/")]
+        if below:
+            why = f"is a file, and '{below[0]}' needs a directory there"
+            found.append(PathProblem(path, CLASH, why, below[0]))
+            continue
+        above = sorted((len(k), p) for k, p in accepted if key.startswith(k + "/"))
+        if above:
+            clash = above[0][1]  # the outermost
+            why = f"needs a directory where '{clash}' is a file"
+            found.append(PathProblem(path, CLASH, why, clash))
+            continue
+        accepted.append((key, path))
+    return found
+
+
+SEGMENTS = st.sampled_from(["a", "A", "b", "B", "c", "\u00e9", "e\u0301", "x.md", "X.MD", ".d"])
+PATHS = st.lists(st.lists(SEGMENTS, min_size=1, max_size=4).map("/".join), max_size=14)
+
+
+@settings(max_examples=600, deadline=None)
+@given(PATHS)
+def test_tree_problems_is_the_plain_reading(paths: list[str]) -> None:
+    assert list(tree_problems(paths)) == reference(paths)
+
+
+def test_examples() -> None:
+    assert list(tree_problems(["s/a", "s/b/c", "s/A", "s/b", "s/a/x", "s/b/c"])) == [
+        PathProblem("s/A", COLLISION, "and 's/a' differ only in case or Unicode normalization",
+                    "s/a"),
+        PathProblem("s/b", CLASH, "is a file, and 's/b/c' needs a directory there", "s/b/c"),
+        PathProblem("s/a/x", CLASH, "needs a directory where 's/a' is a file", "s/a"),
+    ]  # fmt: skip
