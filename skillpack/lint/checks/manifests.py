@@ -1,4 +1,8 @@
-"""SP6xx: the host plugin manifests at the project's root (:mod:`skillpack.plugins`)."""
+"""SP6xx: the host plugin manifests at the project's root (:mod:`skillpack.plugins`).
+
+:mod:`skillpack.plugins` is imported when the check runs (beside the per-skill checks,
+in a build's pass), not with the rule catalog: a lint run's start-up does not pay for
+it."""
 
 from __future__ import annotations
 
@@ -7,33 +11,26 @@ from collections.abc import Iterator
 from skillpack.lint.checks.registry import tree_check
 from skillpack.lint.context import RunContext
 from skillpack.lint.finding import Finding
-from skillpack.plugins.formats import (
-    BAD_FIELD,
-    MISMATCH,
-    MISSING_PATH,
-    NOT_JSON,
-    NOT_KEBAB,
-    OUTSIDE,
-    UNREACHED,
-)
-from skillpack.plugins.project import Declared, find_manifests, inspect_project
 
-#: each kind of manifest problem and its rule
-CODES = {
-    NOT_JSON: "SP601",
-    BAD_FIELD: "SP602",
-    NOT_KEBAB: "SP603",
-    OUTSIDE: "SP604",
-    MISSING_PATH: "SP605",
-    MISMATCH: "SP606",
-    UNREACHED: "SP607",
-}
+#: the rules of the manifest problems, in the order of their kinds (:func:`codes`)
+RULE_CODES = ("SP601", "SP602", "SP603", "SP604", "SP605", "SP606", "SP607")
 
 
-@tree_check(*CODES.values())
+def codes() -> dict[str, str]:
+    """Each kind of manifest problem (:mod:`skillpack.plugins.formats`) and its rule."""
+    from skillpack.plugins import formats as f
+
+    kinds = (f.NOT_JSON, f.BAD_FIELD, f.NOT_KEBAB, f.OUTSIDE, f.MISSING_PATH, f.MISMATCH,
+             f.UNREACHED)  # fmt: skip
+    return dict(zip(kinds, RULE_CODES, strict=True))
+
+
+@tree_check(*RULE_CODES)
 def host_manifests(run: RunContext) -> Iterator[Finding]:
     """The manifests of the project's root, when the run covers them (a run on some
     skills' files, such as a pre-commit hook's, reports them only when they are named)."""
+    from skillpack.plugins.project import Declared, find_manifests, inspect_project
+
     config = run.tree.config
     root = config.project_dir
     manifests = find_manifests(root)
@@ -44,8 +41,9 @@ def host_manifests(run: RunContext) -> Iterator[Finding]:
         config.name if meta.name_given else None, config.version if meta.version_given else None
     )
     skills = [skill.directory for skill in run.tree.skills]
+    rules = codes()
     for problem in inspect_project(root, skills, declared, manifests):
         yield Finding(
-            CODES[problem.kind], problem.message, problem.path, problem.line, problem.column,
+            rules[problem.kind], problem.message, problem.path, problem.line, problem.column,
             problem.hint,
         )  # fmt: skip
