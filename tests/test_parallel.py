@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from skillpack._internal.parallel import RANGES_PER_JOB, WorkerError, map_ranges, split_ranges
+from skillpack._internal.parallel import (
+    MAX_RANGES,
+    RANGES_PER_JOB,
+    WorkerError,
+    map_ranges,
+    split_ranges,
+)
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
@@ -69,13 +75,14 @@ def test_results_larger_than_a_pipe_holds_come_back_whole() -> None:
 
 
 def test_split_ranges_cover_every_item_once() -> None:
-    for count in (1, 2, 7, 64, 65, 1000, 5003):
-        for jobs in (2, 3, 4):
+    for count in (1, 2, 7, 64, 65, 1000, 5003, 200_000):
+        for jobs in (2, 3, 4, 500):
             ranges = split_ranges(count, jobs)
             assert ranges[0][0] == 0 and ranges[-1][1] == count
             assert all(a < b for a, b in ranges)  # none empty
             assert all(x[1] == y[0] for x, y in itertools.pairwise(ranges))
-            assert len(ranges) <= jobs * RANGES_PER_JOB
+            # all their numbers fit in the claims pipe before any process reads it
+            assert len(ranges) <= min(jobs * RANGES_PER_JOB, MAX_RANGES)
 
 
 def test_more_jobs_than_items_and_one_job() -> None:

@@ -175,6 +175,10 @@ def collector_paused() -> Iterator[None]:
 #: processes finish together (the last range is short), few enough that claiming one
 #: (a 4-byte read) and sending its results back cost nothing next to the work
 RANGES_PER_JOB = 32
+#: ranges of one pass at most, whatever ``SKILLPACK_JOBS`` says: their numbers (4 bytes
+#: each) are all queued in the claims pipe before any process reads it, and must fit in
+#: its buffer (64 KiB at least on Linux)
+MAX_RANGES = 4096
 #: what a child's result pipe can hold before its writes wait for this process to read
 #: them (Linux ``F_SETPIPE_SZ``; the default is 64 KiB): this process reads between its
 #: own ranges, so a child rarely waits
@@ -197,8 +201,9 @@ def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
 
 def split_ranges(count: int, jobs: int) -> list[tuple[int, int]]:
     """The contiguous ranges :func:`map_ranges` hands out for ``count`` items and
-    ``jobs`` processes: at most :data:`RANGES_PER_JOB` per process, none empty."""
-    parts = max(1, min(count, jobs * RANGES_PER_JOB))
+    ``jobs`` processes: at most :data:`RANGES_PER_JOB` per process and
+    :data:`MAX_RANGES` in all, none empty."""
+    parts = max(1, min(count, jobs * RANGES_PER_JOB, MAX_RANGES))
     return list(itertools.pairwise([count * i // parts for i in range(parts + 1)]))
 
 
@@ -213,7 +218,9 @@ def _map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]
     try:
         # every range's number, queued before any process starts: a read of 4 bytes
         # from a pipe takes the next one whole (the pipe's lock), EOF once all are taken
-        os.write(claims_w, b"".join(_ID.pack(i) for i in range(len(ranges))))
+        queued = memoryview(b"".join(_ID.pack(i) for i in range(len(ranges))))
+        while queued:
+            queued = queued[os.write(claims_w, queued) :]
         os.close(claims_w)
         claims_w = -1
         for _ in range(jobs - 1):
