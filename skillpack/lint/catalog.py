@@ -895,7 +895,9 @@ _RULES: tuple[Rule, ...] = (
         "--upload-file, scp), put into the request by substitution (curl -d \"$(env)\"), "
         "or through a variable set to one on an earlier line of a shell script or of "
         "Markdown's code (k=$(cat ~/.ssh/id_rsa), then curl -d \"$k\"), "
-        "written to a file that is sent next, or the environment posted by code "
+        "written to a file that is sent next (on the same line, or on a later line of a "
+        "shell script or of Markdown's code: cat ~/.ssh/id_rsa > /tmp/k, then curl -F "
+        "f=@/tmp/k, or k=$(cat /tmp/k) and curl -d \"$k\"), or the environment posted by code "
         "(requests.post(url, json={**os.environ})).",
         "SSH keys, cloud credentials (~/.aws, ~/.azure, ~/.kube/config, gcloud, docker "
         "configs), agent credentials (~/.claude/.credentials.json, ~/.codex/auth.json, "

@@ -7,6 +7,7 @@ files it writes, runs, or fetches to. Each is read from the command's name
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from skillpack.scan.hosts import URL
 from skillpack.scan.programs import (
@@ -127,16 +128,17 @@ def decodes(parsed: ShellLine, cmd: Command) -> bool:
     return True  # rev, uudecode
 
 
-def reads_secret(parsed: ShellLine, cmd: Command) -> str:
+def reads_secret(parsed: ShellLine, cmd: Command, known: Mapping[str, str] | None = None) -> str:
     """What secret the command writes to its output: a credential store, the
-    environment, the keychain ("" for none)."""
+    environment, the keychain, a file ``known`` to hold a secret (by its
+    :func:`normal_path`: one an earlier line wrote a secret to) ("" for none)."""
     head = parsed.head(cmd)
     if head is None:
         return ""
     args, redirects = parsed.args(cmd)
     for operator, target in redirects:
         if operator.endswith("<") and not operator.endswith("<<"):
-            found = flow_secret(target)
+            found = flow_secret(target) or _known(known, target)
             if found:
                 return found
     name = head.name
@@ -155,10 +157,15 @@ def reads_secret(parsed: ShellLine, cmd: Command) -> str:
     if name == "security":
         return f"security {plain[0]}" if plain and plain[0] in KEYCHAIN_READS else ""
     for word in plain:
-        found = flow_secret(word)
+        found = flow_secret(word) or _known(known, word)
         if found:
             return found
     return ""
+
+
+def _known(known: Mapping[str, str] | None, path: str) -> str:
+    """What the file at ``path`` is known to hold ("" for nothing known)."""
+    return known.get(normal_path(unquote(path)), "") if known else ""
 
 
 def prints_token(parsed: ShellLine, cmd: Command) -> str:

@@ -43,6 +43,7 @@ from skillpack.scan.markdown import CodeMap
 from skillpack.scan.model import ERROR, WARNING
 from skillpack.scan.secrets import ENV_DUMP, SECRET, secret_read
 from skillpack.scan.shell import ShellLine, joined, logical_span
+from skillpack.scan.stashed import Stashed, known_before, later_lines, stashed_files
 from skillpack.scan.text import (
     UNDERSCORE_EMPHASIS,
     Lazy,
@@ -585,6 +586,13 @@ def find_commands(
 
     spans = sorted(rules_on)
     names_on = {name for names in rules_on.values() for name in names}
+    stashed = _stashed(text, markdown, spans, rules_on, in_code) if variables else []
+    if stashed and "$" in text:
+        # a variable assigned what such a file holds carries its secret too
+        named = {item.name for item in stashed}
+        tracked = assignments(
+            text, markdown, lambda value: _may_flow(value) or any(n in value for n in named)
+        )
     for start, end in spans:
         names = rules_on[(start, end)]
         line = joined(text, start, end, markdown)
@@ -621,8 +629,10 @@ def find_commands(
                     code, extra = download(start + at, line[at:])
                     message += extra
                 raw.append((start + at, code, message))
+    if stashed:
+        raw.extend(_sent_later(text, markdown, stashed, in_code))
     if tracked:
-        raw.extend(_through_variables(text, markdown, tracked, download))
+        raw.extend(_through_variables(text, markdown, tracked, download, stashed))
     if variables and "download-then-run" in names_on:
         raw.extend(_fetched_then_run(text, markdown, spans, rules_on, download, in_code))
     for name in files:
@@ -667,10 +677,12 @@ def _through_variables(
     markdown: bool,
     tracked: dict[str, list[Assignment]],
     download: Callable[[int, str], tuple[str, str]],
+    stashed: list[Stashed],
 ) -> list[tuple[int, str, str]]:
     """(offset, code, message) of what the substitution rules find on the logical lines
     that use a variable holding a substitution (:mod:`.variables`), read with the
-    substitution in the variable's place; at most :data:`~.variables.MAX_USES` lines."""
+    substitution in the variable's place (and a file an earlier line wrote a secret to
+    read as that secret, :mod:`.stashed`); at most :data:`~.variables.MAX_USES` lines."""
     found: list[tuple[int, str, str]] = []
     span = (-1, -1)
     lines = 0
@@ -688,7 +700,8 @@ def _through_variables(
             continue
         line, pieces, via = expanded
         held = ", ".join(dict.fromkeys(f"${a.name} (set on line {a.line})" for a in via))
-        for hit in judge_shell(ShellLine(line, markdown), set(_VARIABLE_RULES)):
+        known = {k: v.secret for k, v in known_before(stashed, span[0]).items()}
+        for hit in judge_shell(ShellLine(line, markdown), set(_VARIABLE_RULES), known):
             rule = _BY_NAME[hit.rule]
             at = span[0] + source_offset(pieces, hit.at)
             code, extra = rule.code, ""
@@ -756,6 +769,47 @@ def _fetched_then_run(
         code, extra = download(at, item.command)
         what = _BY_NAME["download-then-run"].what
         found.append((at, code, f"{what}{extra}: runs {item.path}, fetched on line {item.line}"))
+    return found
+
+
+#: the rules that judge a later line sending a file an earlier line wrote a secret to
+_STASHED_RULES = ("exfil-file", "exfil-pipe", "exfil-substitution")
+
+
+def _stashed(
+    text: str,
+    markdown: bool,
+    spans: list[tuple[int, int]],
+    rules_on: dict[tuple[int, int], set[str]],
+    in_code: Callable[[int], bool],
+) -> list[Stashed]:
+    """The files a shell text's lines write a secret to (:mod:`.stashed`); in Markdown,
+    lines in code only."""
+    writing = [span for span in spans if "exfil-tempfile" in rules_on[span]]
+    if markdown:
+        writing = [span for span in writing if in_code(span[0] + _indent(text, span[0]))]
+    return stashed_files(text, markdown, writing) if writing else []
+
+
+def _sent_later(
+    text: str, markdown: bool, stashed: list[Stashed], in_code: Callable[[int], bool]
+) -> list[tuple[int, str, str]]:
+    """(offset, code, message) of each later line of a shell text that sends a file an
+    earlier line wrote a secret to (``cat ~/.ssh/id_rsa > /tmp/k``, then ``curl -F
+    f=@/tmp/k URL``); in Markdown, in code."""
+    found: list[tuple[int, str, str]] = []
+    for span, known in later_lines(text, markdown, stashed):
+        if markdown and not in_code(span[0] + _indent(text, span[0])):
+            continue
+        line = joined(text, span[0], span[1], markdown)
+        secrets = {k: v.secret for k, v in known.items()}
+        named = sorted({v for k, v in known.items() if k in line}, key=lambda s: s.line)
+        if not named:
+            continue
+        where = ", ".join(f"{s.path} (written on line {s.line})" for s in named)
+        for hit in judge_shell(ShellLine(line, markdown), set(_STASHED_RULES), secrets):
+            rule = _BY_NAME[hit.rule]
+            found.append((span[0] + hit.at, rule.code, f"{_message(rule, hit)}, through {where}"))
     return found
 
 

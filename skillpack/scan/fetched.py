@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from skillpack.scan.actions import fetch_outputs, fetches, ran_file
 from skillpack.scan.programs import SCRIPT_RUNNERS
-from skillpack.scan.shell import Head, ShellLine, joined, logical_span
+from skillpack.scan.shell import Head, ShellLine, joined, line_commands, logical_span
 
 MAX_FETCHED = 64
 MAX_CANDIDATES = 256
@@ -37,20 +37,16 @@ class Fetched:
 def fetched_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -> list[Fetched]:
     """The files the fetches on the logical lines ``spans`` (sorted) write, in order."""
     found: list[Fetched] = []
-    for start, end in spans:
-        parsed = ShellLine(joined(text, start, end, markdown), markdown)
-        line = 0
-        for frame in parsed.frames:
-            for cmd in frame.cmds:
-                if not fetches(parsed, cmd):
-                    continue
-                line = line or text.count("\n", 0, start) + 1
-                command = parsed.line[cmd.start : cmd.end]
-                for path in sorted(fetch_outputs(parsed, cmd)):
-                    if path and path != "-" and not path.startswith("/dev/"):
-                        found.append(Fetched(path, line, command, end))
-                        if len(found) >= MAX_FETCHED:
-                            return found
+    for start, end, parsed, cmd in line_commands(text, markdown, spans):
+        if not fetches(parsed, cmd):
+            continue
+        line = text.count("\n", 0, start) + 1
+        command = parsed.line[cmd.start : cmd.end]
+        for path in sorted(fetch_outputs(parsed, cmd)):
+            if path and path != "-" and not path.startswith("/dev/"):
+                found.append(Fetched(path, line, command, end))
+                if len(found) >= MAX_FETCHED:
+                    return found
     return found
 
 

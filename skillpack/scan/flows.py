@@ -10,7 +10,7 @@ a shell however long its arguments.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from skillpack.scan.actions import (
@@ -69,10 +69,13 @@ def _what(secret: str) -> str:
     return secret if secret.startswith("the ") else repr(secret)
 
 
-def judge_shell(parsed: ShellLine, rules: Collection[str]) -> Iterator[Found]:
+def judge_shell(
+    parsed: ShellLine, rules: Collection[str], known: Mapping[str, str] | None = None
+) -> Iterator[Found]:
     """The findings of the shell rules in ``rules`` on one parsed logical line (the
     caller may take a rule out of ``rules`` once it has its finding: it is looked at
-    again at each step)."""
+    again at each step); ``known``: files that earlier lines wrote a secret to, by
+    path, read as that secret (:mod:`.stashed`)."""
     line = parsed.line
     markdown = parsed.markdown
     then_run = "download-then-run" in rules or "decode-then-run" in rules
@@ -104,7 +107,7 @@ def judge_shell(parsed: ShellLine, rules: Collection[str]) -> Iterator[Found]:
                 roles |= _ROLE_DECODE
             secret = ""
             if kind & K_READ or line.find("<", cmd.start, cmd.end) >= 0:
-                secret = reads_secret(parsed, cmd)
+                secret = reads_secret(parsed, cmd, known)
                 roles |= _ROLE_READ if secret else 0
             frame.roles |= roles
             # what flows into this command from the earlier ones of its pipeline
@@ -133,9 +136,9 @@ def judge_shell(parsed: ShellLine, rules: Collection[str]) -> Iterator[Found]:
                 yield Found(_at(parsed, reader[0]), "exfil-pipe", _what(reader[1]))
             # the command itself
             if head is not None and kind & K_SELF:
-                yield from _judge_command(parsed, cmd, head, rules, tainted)
+                yield from _judge_command(parsed, cmd, head, rules, tainted, known)
             for child in cmd.children:
-                yield from _judge_substitution(parsed, cmd, head, child, rules)
+                yield from _judge_substitution(parsed, cmd, head, child, rules, known)
             # what a later command of the line may use
             runs_file = head is not None and (kind & K_RUN or "/" in head.raw or "\\" in head.raw)
             if then_run and (fetched or decoded) and runs_file:
@@ -185,7 +188,12 @@ def judge_shell(parsed: ShellLine, rules: Collection[str]) -> Iterator[Found]:
 
 
 def _judge_command(
-    parsed: ShellLine, cmd: Command, head: Head, rules: Collection[str], tainted: dict[str, str]
+    parsed: ShellLine,
+    cmd: Command,
+    head: Head,
+    rules: Collection[str],
+    tainted: dict[str, str],
+    known: Mapping[str, str] | None = None,
 ) -> Iterator[Found]:
     """What one command does by itself: nc -e, socat exec:, powershell -enc, a secret
     (or a file a secret was written to) sent as a file."""
@@ -198,7 +206,7 @@ def _judge_command(
                 if "exfil-tempfile" in rules:
                     yield Found(head.at, "exfil-tempfile", _what(tainted[plain]))
             elif plain != "-" and "exfil-file" in rules:
-                found = flow_secret(plain)
+                found = flow_secret(plain) or (known or {}).get(normal_path(plain), "")
                 if found:
                     yield Found(head.at, "exfil-file", _what(found))
     for rule, names, pattern in _SELF_RULES:
@@ -233,7 +241,12 @@ _CODE_FLAG = Lazy(r"^-(?:[a-z]*c|e|r|-?command|-eval)$", _I)
 
 
 def _judge_substitution(
-    parsed: ShellLine, cmd: Command, head: Head | None, child: Frame, rules: Collection[str]
+    parsed: ShellLine,
+    cmd: Command,
+    head: Head | None,
+    child: Frame,
+    rules: Collection[str],
+    known: Mapping[str, str] | None = None,
 ) -> Iterator[Found]:
     """A group or substitution whose output is run, or sent: ``bash -c "$(curl ...)"``,
     ``sh <(curl ...)``, ``eval "$(... | base64 -d)"``, ``iex (iwr ...)``,
@@ -279,16 +292,16 @@ def _judge_substitution(
         and head.name in ARGUMENT_SINKS
         and "exfil-substitution" in rules
     ):
-        yield Found(head.at, "exfil-substitution", _what(_child_secret(parsed, child)))
+        yield Found(head.at, "exfil-substitution", _what(_child_secret(parsed, child, known)))
 
 
-def _child_secret(parsed: ShellLine, frame: Frame) -> str:
+def _child_secret(parsed: ShellLine, frame: Frame, known: Mapping[str, str] | None) -> str:
     for cmd in frame.cmds:
-        found = reads_secret(parsed, cmd)
+        found = reads_secret(parsed, cmd, known)
         if found:
             return found
         for child in cmd.children:
-            found = _child_secret(parsed, child)
+            found = _child_secret(parsed, child, known)
             if found != "a secret":
                 return found
     return "a secret"

@@ -20,7 +20,7 @@ time however long, nesting deeper than 32 levels read as text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.programs import INTERPS, KIND, PWSH, SHELLS, STRONG
@@ -467,3 +467,16 @@ class ShellLine:
                     args.append(word)
         cmd._args = (args, redirects)
         return cmd._args
+
+
+def line_commands(
+    text: str, markdown: bool, spans: Iterable[tuple[int, int]]
+) -> Iterator[tuple[int, int, ShellLine, Command]]:
+    """Each command of the logical lines ``spans`` of ``text``, in order: the line's
+    start and end in ``text``, the parsed line, the command (of every frame: groups and
+    substitutions too)."""
+    for start, end in spans:
+        parsed = ShellLine(joined(text, start, end, markdown), markdown)
+        for frame in parsed.frames:
+            for cmd in frame.cmds:
+                yield start, end, parsed, cmd
