@@ -66,13 +66,17 @@ def runs_fetched(
     looked = 0
     for item in fetched:
         name = item.path.rsplit("/", 1)[-1]
+        if not name.strip():
+            continue  # a directory (curl -o /tmp/x/): no command runs it by name
         pos = text.find(name, item.end)
         done: set[tuple[int, int]] = set()
         while pos >= 0 and looked < MAX_CANDIDATES:
             start = text.rfind("\n", 0, pos) + 1
             end = text.find("\n", pos)
             span = logical_span(text, start, len(text) if end < 0 else end, markdown)
-            pos = text.find(name, span[1])
+            # always past the place found: a name that the line's end holds (one of
+            # white space) is found again there, at the same line
+            pos = text.find(name, max(span[1], pos) + 1)
             if span in done:
                 continue
             done.add(span)

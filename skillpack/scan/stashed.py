@@ -76,13 +76,18 @@ def later_lines(
     """Each logical line after a file's writing line that names the file (by its name),
     in text order, with the files known to hold a secret there."""
     spans: set[tuple[int, int]] = set()
+    looked = 0
     for item in stashed:
+        if not item.name.strip():
+            continue  # a directory: no command sends it by name
         pos = text.find(item.name, item.end)
-        while pos >= 0 and len(spans) < MAX_CANDIDATES:
+        while pos >= 0 and looked < MAX_CANDIDATES:
+            looked += 1
             start = text.rfind("\n", 0, pos) + 1
             end = text.find("\n", pos)
             span = logical_span(text, start, len(text) if end < 0 else end, markdown)
-            pos = text.find(item.name, span[1])
+            # always past the place found (a name of white space is at the line's end)
+            pos = text.find(item.name, max(span[1], pos) + 1)
             spans.add(span)
     for span in sorted(spans):
         yield span, known_before(stashed, span[0])

