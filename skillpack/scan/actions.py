@@ -138,7 +138,7 @@ def reads_secret(parsed: ShellLine, cmd: Command, known: Mapping[str, str] | Non
     args, redirects = parsed.args(cmd)
     for operator, target in redirects:
         if operator.endswith("<") and not operator.endswith("<<"):
-            found = flow_secret(target) or _known(known, target)
+            found = flow_secret(target) or known_secret(known, unquote(target))
             if found:
                 return found
     name = head.name
@@ -157,15 +157,16 @@ def reads_secret(parsed: ShellLine, cmd: Command, known: Mapping[str, str] | Non
     if name == "security":
         return f"security {plain[0]}" if plain and plain[0] in KEYCHAIN_READS else ""
     for word in plain:
-        found = flow_secret(word) or _known(known, word)
+        found = flow_secret(word) or known_secret(known, word)
         if found:
             return found
     return ""
 
 
-def _known(known: Mapping[str, str] | None, path: str) -> str:
-    """What the file at ``path`` is known to hold ("" for nothing known)."""
-    return known.get(normal_path(unquote(path)), "") if known else ""
+def known_secret(known: Mapping[str, str] | None, path: str) -> str:
+    """The secret ``known`` says the file at ``path`` (unquoted) holds: one an earlier
+    line wrote to it ("" for none)."""
+    return known.get(normal_path(path), "") if known else ""
 
 
 def prints_token(parsed: ShellLine, cmd: Command) -> str:
@@ -315,6 +316,13 @@ def ran_file(parsed: ShellLine, cmd: Command) -> str:
         return ""
     raw = head.raw.replace("\\", "/")
     return normal_path(unquote(raw)) if "/" in raw else ""
+
+
+def named_file(path: str) -> bool:
+    """Whether a later line can name the file at ``path`` (:func:`normal_path`): not
+    ``-`` (standard input or output), not a device, and not a directory (a last part
+    that is empty or white space: ``curl -o /tmp/x/``)."""
+    return path != "-" and not path.startswith("/dev/") and bool(path.rsplit("/", 1)[-1].strip())
 
 
 def normal_path(path: str) -> str:

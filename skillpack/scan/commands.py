@@ -565,9 +565,6 @@ def find_commands(
         if start > span[1]:
             span = logical_span(text, start, end, markdown)
         rules_on.setdefault(span, set()).update(r.name for r in on_lines)
-    tracked = assignments(text, markdown, _may_flow) if variables and "$" in text else {}
-    if not rules_on and not files and not tracked:
-        return
     code_map: CodeMap | None = None
 
     def in_code(at: int) -> bool:
@@ -577,6 +574,18 @@ def find_commands(
             code_map = CodeMap(text)
         return code_map.in_code(at)
 
+    spans = sorted(rules_on)
+    stashed = _stashed(text, markdown, spans, rules_on, in_code) if variables else []
+    # a variable assigned what a file of ``stashed`` holds carries its secret too
+    named = {item.name for item in stashed}
+
+    def keep(value: str) -> bool:
+        return _may_flow(value) or any(name in value for name in named)
+
+    tracked = assignments(text, markdown, keep) if variables and "$" in text else {}
+    if not rules_on and not files and not tracked:
+        return
+
     def download(at: int, urls: str) -> tuple[str, str]:
         """SP520, or SP521 with what the message adds."""
         shown = in_code(at) if markdown else _in_comment(text, at)
@@ -584,15 +593,7 @@ def find_commands(
         code = INSTALLER_PIPE if honest else DOWNLOAD_EXEC
         return code, " (an installer from a named HTTPS host)" if code == INSTALLER_PIPE else ""
 
-    spans = sorted(rules_on)
     names_on = {name for names in rules_on.values() for name in names}
-    stashed = _stashed(text, markdown, spans, rules_on, in_code) if variables else []
-    if stashed and "$" in text:
-        # a variable assigned what such a file holds carries its secret too
-        named = {item.name for item in stashed}
-        tracked = assignments(
-            text, markdown, lambda value: _may_flow(value) or any(n in value for n in named)
-        )
     for start, end in spans:
         names = rules_on[(start, end)]
         line = joined(text, start, end, markdown)

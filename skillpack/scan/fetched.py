@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from skillpack.scan.actions import fetch_outputs, fetches, ran_file
+from skillpack.scan.actions import fetch_outputs, fetches, named_file, ran_file
 from skillpack.scan.programs import SCRIPT_RUNNERS
 from skillpack.scan.shell import Head, ShellLine, joined, line_commands, logical_span
 
@@ -35,7 +35,8 @@ class Fetched:
 
 
 def fetched_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -> list[Fetched]:
-    """The files the fetches on the logical lines ``spans`` (sorted) write, in order."""
+    """The files the fetches on the logical lines ``spans`` (sorted) write, in order:
+    those a later line can name (:func:`~.actions.named_file`)."""
     found: list[Fetched] = []
     for start, end, parsed, cmd in line_commands(text, markdown, spans):
         if not fetches(parsed, cmd):
@@ -43,7 +44,7 @@ def fetched_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -
         line = text.count("\n", 0, start) + 1
         command = parsed.line[cmd.start : cmd.end]
         for path in sorted(fetch_outputs(parsed, cmd)):
-            if path and path != "-" and not path.startswith("/dev/"):
+            if named_file(path):
                 found.append(Fetched(path, line, command, end))
                 if len(found) >= MAX_FETCHED:
                     return found
@@ -66,16 +67,13 @@ def runs_fetched(
     looked = 0
     for item in fetched:
         name = item.path.rsplit("/", 1)[-1]
-        if not name.strip():
-            continue  # a directory (curl -o /tmp/x/): no command runs it by name
         pos = text.find(name, item.end)
         done: set[tuple[int, int]] = set()
         while pos >= 0 and looked < MAX_CANDIDATES:
             start = text.rfind("\n", 0, pos) + 1
             end = text.find("\n", pos)
             span = logical_span(text, start, len(text) if end < 0 else end, markdown)
-            # always past the place found: a name that the line's end holds (one of
-            # white space) is found again there, at the same line
+            # always past the place found, whatever the name
             pos = text.find(name, max(span[1], pos) + 1)
             if span in done:
                 continue

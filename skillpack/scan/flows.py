@@ -17,6 +17,7 @@ from skillpack.scan.actions import (
     decodes,
     fetch_outputs,
     fetches,
+    known_secret,
     normal_path,
     prints_token,
     ran_file,
@@ -206,7 +207,7 @@ def _judge_command(
                 if "exfil-tempfile" in rules:
                     yield Found(head.at, "exfil-tempfile", _what(tainted[plain]))
             elif plain != "-" and "exfil-file" in rules:
-                found = flow_secret(plain) or (known or {}).get(normal_path(plain), "")
+                found = flow_secret(plain) or known_secret(known, plain)
                 if found:
                     yield Found(head.at, "exfil-file", _what(found))
     for rule, names, pattern in _SELF_RULES:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from skillpack.scan.actions import normal_path, reads_secret, written_files
+from skillpack.scan.actions import named_file, normal_path, reads_secret, written_files
 from skillpack.scan.shell import line_commands, logical_span
 
 MAX_STASHED = 64
@@ -42,7 +42,7 @@ class Stashed:
 
 def stashed_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -> list[Stashed]:
     """The files that commands on the logical lines ``spans`` (sorted) write a secret
-    to, in order."""
+    to, in order: those a later line can name (:func:`~.actions.named_file`)."""
     found: list[Stashed] = []
     for start, end, parsed, cmd in line_commands(text, markdown, spans):
         if cmd.sep in ("|", "|&"):
@@ -52,7 +52,7 @@ def stashed_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -
             continue
         for written in written_files(parsed, cmd):
             path = normal_path(written)
-            if path and path != "-" and not path.startswith("/dev/"):
+            if named_file(path):
                 found.append(Stashed(path, secret, text.count("\n", 0, start) + 1, end))
                 if len(found) >= MAX_STASHED:
                     return found
@@ -78,15 +78,13 @@ def later_lines(
     spans: set[tuple[int, int]] = set()
     looked = 0
     for item in stashed:
-        if not item.name.strip():
-            continue  # a directory: no command sends it by name
         pos = text.find(item.name, item.end)
         while pos >= 0 and looked < MAX_CANDIDATES:
             looked += 1
             start = text.rfind("\n", 0, pos) + 1
             end = text.find("\n", pos)
             span = logical_span(text, start, len(text) if end < 0 else end, markdown)
-            # always past the place found (a name of white space is at the line's end)
+            # always past the place found, whatever the name
             pos = text.find(item.name, max(span[1], pos) + 1)
             spans.add(span)
     for span in sorted(spans):
