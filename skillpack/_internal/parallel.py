@@ -142,11 +142,16 @@ class Forked(Generic[T]):
     def stop(self) -> None:
         """Kill the child (if it still runs) and reap it."""
         os.close(self._fd)
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        except OSError:
-            pass
+        _kill(self.pid)
+
+
+def _kill(pid: int) -> None:
+    """Kill the child ``pid`` (if it still runs) and reap it."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
 
 
 def can_fork() -> bool:
@@ -319,13 +324,8 @@ class _Child:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-        if self.pid < 0:
-            return
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        except OSError:
-            pass
+        if self.pid >= 0:
+            _kill(self.pid)
 
 
 def _grow_pipe(fd: int) -> None:

@@ -120,11 +120,7 @@ def tree_problems(paths: Iterable[str]) -> Iterator[PathProblem]:
         while slash >= 0:
             parents.append(key[:slash])
             slash = key.find("/", slash + 1)
-        clash = None
-        for parent in parents:
-            clash = files.get(parent)
-            if clash is not None:
-                break
+        clash = next((files[p] for p in parents if p in files), None)
         if clash is not None:
             yield PathProblem(path, CLASH, f"needs a directory where '{clash}' is a file", clash)
             continue
