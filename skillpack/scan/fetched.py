@@ -5,7 +5,8 @@
 (the same line, ``curl -o x URL && ./x``, is theirs), and a shell runs a script's lines
 in order. :func:`fetched_files` reads the files the fetches of some logical lines write;
 :func:`runs_fetched` finds each later logical line with a command that runs one of them
-(``sh FILE``, ``. FILE``, ``./FILE``: :func:`~skillpack.scan.actions.ran_file`). Linear:
+(``sh FILE``, ``. FILE``, ``./FILE``: :func:`~skillpack.scan.actions.ran_file`), unless a
+check of a digest the text pins gates the run (:mod:`.checksums`). Linear:
 at most :data:`MAX_FETCHED` files, each looked for by name from the end of its fetch's
 line, at most :data:`MAX_CANDIDATES` lines parsed.
 """
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.actions import fetch_outputs, fetches, named_file, ran_file
+from skillpack.scan.checksums import errexit_at, gated, gates_rest, verified
 from skillpack.scan.programs import SCRIPT_RUNNERS
 from skillpack.scan.shell import Head, ShellLine, joined, line_commands, logical_span
 
@@ -83,14 +85,40 @@ def runs_fetched(
             if parsed is None:
                 parsed = parsed_at[span] = ShellLine(joined(text, *span, markdown), markdown)
             for frame in parsed.frames:
-                for cmd in frame.cmds:
+                for index, cmd in enumerate(frame.cmds):
                     head = parsed.head(cmd)
                     if head is None or not _runs_by_name(head):
                         continue
                     ran = ran_file(parsed, cmd)
                     if ran and (item.path in (ran, ran.rsplit("/", 1)[-1]) or ran == name):
-                        yield span[0] + head.at, item
+                        if not (
+                            verified(gated(parsed, frame).get(index, set()), ran)
+                            or _checked_before(text, markdown, ran, item.end, span[0])
+                        ):
+                            yield span[0] + head.at, item
                         break
                 else:
                     continue
                 break
+
+
+def _checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -> bool:
+    """Whether a logical line of ``text`` between ``start`` and ``end`` (after the fetch,
+    before the run) checks ``ran`` against a pinned digest so that the lines after it
+    run only if it passed (:func:`~.checksums.gates_rest`; ``set -e`` counts in a
+    script, not in Markdown, whose lines an agent runs one by one). At most
+    :data:`MAX_CANDIDATES` lines naming the file are parsed."""
+    name = ran.rsplit("/", 1)[-1]
+    pos = text.find(name, start, end)
+    looked = 0
+    while pos >= 0 and looked < MAX_CANDIDATES:
+        line_end = text.find("\n", pos)
+        span = logical_span(
+            text, text.rfind("\n", 0, pos) + 1, len(text) if line_end < 0 else line_end, markdown
+        )
+        pos = text.find(name, max(span[1], pos) + 1, end)  # always past the place found
+        looked += 1
+        parsed = ShellLine(joined(text, *span, markdown), markdown)
+        if gates_rest(parsed, ran, not markdown and errexit_at(text, span[0])):
+            return True
+    return False

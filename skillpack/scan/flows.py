@@ -27,6 +27,7 @@ from skillpack.scan.actions import (
     sent_files,
     written_files,
 )
+from skillpack.scan.checksums import gated, verified
 from skillpack.scan.programs import (
     ARGUMENT_SINKS,
     K_DECODE,
@@ -92,7 +93,9 @@ def judge_shell(
         pending = 0  #: fetched[pending:] not yet in outputs
         tainted: dict[str, str] = {}  #: files a secret was written to
         decoded: set[str] = set()  #: files decoded data was written to
-        for cmd in frame.cmds:
+        #: by command, the files a pinned digest's check gates (made when first needed)
+        checks: dict[int, set[str]] | None = None
+        for index, cmd in enumerate(frame.cmds):
             head = parsed.head(cmd)
             name = head.name if head else ""
             kind = KIND.get(name, 0)
@@ -151,8 +154,10 @@ def judge_shell(
                     pending = len(fetched)
                     source = outputs.get(ran) or outputs.get(ran.rsplit("/", 1)[-1])
                     if source is not None and source is not cmd:
-                        yield Found(_at(parsed, source), "download-then-run", "",
-                                    (source.start, source.end))  # fmt: skip
+                        checks = gated(parsed, frame) if checks is None else checks
+                        if not verified(checks.get(index, set()), ran):
+                            yield Found(_at(parsed, source), "download-then-run", "",
+                                        (source.start, source.end))  # fmt: skip
                 if (
                     ran
                     and (ran in decoded or ran.rsplit("/", 1)[-1] in decoded)

@@ -1,0 +1,155 @@
+"""A fetched file checked against a digest the text pins, before it runs.
+
+``curl -fsSLo tool.sh URL``, then ``echo "<sha256>  tool.sh" | sha256sum -c -`` and
+``sh tool.sh``: only the bytes that digest names can run, as with a pinned package, and
+that is what SP521's hint asks for. The download-then-run rules leave a run alone when
+such a check gates it: the check fails and the run does not happen.
+
+A check (:func:`checked_files`) is ``sha256sum``, ``sha384sum``, ``sha512sum`` or
+``shasum`` with ``-c``/``--check``, fed the digest line by ``echo``/``printf`` through
+a pipe or by a here-string (``<<<``); the line holds the digest itself (64, 96 or 128
+hex digits) followed by the file's name. A checksum file (``sha256sum -c x.sha256``)
+pins nothing the text shows, and is no check here.
+
+It gates a run (:func:`gated`, :func:`gates_rest`) when the run happens only if it
+passed: ``check && ... && run`` on one line; ``check || exit 1`` (or ``return``), then
+the run; or, in a script, a check standing alone on its line under ``set -e`` (``set
+-euo pipefail``, ``set -o errexit``, a ``#!/bin/sh -e`` line), not switched off since.
+``check || true``, ``check; run`` without ``set -e``, ``check || { ...; exit 1; }``,
+or a check inside ``if`` is not read as gating (the run stays a finding).
+"""
+
+from __future__ import annotations
+
+import re
+
+from skillpack.scan.actions import normal_path
+from skillpack.scan.shell import Command, Frame, ShellLine, unquote
+
+#: the programs that check files against digest lines
+CHECKERS = frozenset({"sha256sum", "sha384sum", "sha512sum", "shasum"})
+#: a SHA-256, SHA-384 or SHA-512 digest in hex, alone
+_DIGEST = re.compile(r"[0-9A-Fa-f]{64}(?:[0-9A-Fa-f]{32}){0,2}")
+#: what ends a script's run after a failed check
+_STOPS = frozenset({"exit", "return"})
+#: ``set`` with its options, at the start of a line
+_SET = re.compile(r"^[ \t]*set[ \t]+([^\n;#&|]*)", re.MULTILINE)
+_SHEBANG_E = re.compile(r"#![^\n]*[ \t]-[A-Za-z]*e")
+
+
+def _check_mode(words: list[str]) -> bool:
+    """Whether a checker's arguments ask it to check (``-c``, ``--check``, ``-sc``)."""
+    return any(w == "--check" or (w[:1] == "-" and w[1:2] != "-" and "c" in w) for w in words)
+
+
+def checked_files(parsed: ShellLine, cmds: list[Command], index: int) -> set[str]:
+    """The files (:func:`~.actions.normal_path`) that ``cmds[index]`` checks against a
+    digest written on the line: it is a checker in check mode, fed digest lines by the
+    ``echo`` or ``printf`` before it in its pipeline or by a here-string. Empty for any
+    other command."""
+    cmd = cmds[index]
+    head = parsed.head(cmd)
+    if head is None or head.name not in CHECKERS:
+        return set()
+    args, redirects = parsed.args(cmd)
+    if not _check_mode([unquote(a) for a in args]):
+        return set()
+    fed = [unquote(target) for op, target in redirects if op == "<<<"]
+    at = index - 1
+    while at >= 0 and cmds[at].sep in ("|", "|&"):
+        feeder = parsed.head(cmds[at])
+        if feeder is not None and feeder.name in ("echo", "printf"):
+            fed.append(" ".join(unquote(a) for a in parsed.args(cmds[at])[0]))
+        at -= 1
+    files: set[str] = set()
+    for text in fed:
+        tokens = text.split()
+        for k in range(len(tokens) - 1):
+            if _DIGEST.fullmatch(tokens[k]):
+                name = normal_path(tokens[k + 1].lstrip("*"))
+                if name:
+                    files.add(name)
+    return files
+
+
+def _stops(parsed: ShellLine, cmd: Command) -> bool:
+    head = parsed.head(cmd)
+    return head is not None and head.name in _STOPS
+
+
+def gated(parsed: ShellLine, frame: Frame) -> dict[int, set[str]]:
+    """For the commands of ``frame`` (by index) that run only after a check passed,
+    the files it checked: ``check && a && b`` (``a`` and ``b``, not what follows a
+    ``;``), ``check || exit 1; c; d`` (``c``, ``d`` and all that follows)."""
+    out: dict[int, set[str]] = {}
+    cmds = frame.cmds
+    always: set[str] = set()  #: checked before an exit: for the rest of the frame
+    chain: set[str] = set()  #: checked earlier in the running ``&&`` list
+    pending: set[str] = set()  #: checked, once the exit after ``||`` is passed
+    for index, cmd in enumerate(cmds):
+        if always or chain:
+            out[index] = always | chain
+        if pending and _stops(parsed, cmd):
+            always |= pending
+            pending = set()
+            continue
+        pending = set()
+        if cmd.sep in ("|", "|&"):
+            continue  # a pipeline goes on: its last command decides
+        files = checked_files(parsed, cmds, index) if cmd.sep in ("&&", "||") else set()
+        if cmd.sep == "&&":
+            chain |= files
+        else:
+            chain = set()
+            if cmd.sep == "||" and index + 1 < len(cmds):
+                pending = files
+    return out
+
+
+def verified(files: set[str], path: str) -> bool:
+    """Whether ``files`` (checked) holds ``path``, as the run names it: the same path
+    (``./x`` and ``x`` are one), not only the same last part (``tool.sh`` checked in one
+    directory says nothing of ``/tmp/x/tool.sh``)."""
+    return path in files
+
+
+def errexit_at(text: str, offset: int) -> bool:
+    """Whether a script's ``set -e`` is on at ``offset``: the last ``set`` before it that
+    names the option turned it on (``-e``, ``-euo pipefail``, ``-o errexit``), or none
+    did and the ``#!`` line passes ``-e``."""
+    on = bool(_SHEBANG_E.match(text))
+    for match in _SET.finditer(text, 0, offset):
+        words = match.group(1).split()
+        for k, word in enumerate(words):
+            if word in ("-o", "+o") and k + 1 < len(words) and words[k + 1] == "errexit":
+                on = word == "-o"
+            elif word[:1] in "-+" and word[1:2] not in ("-", "") and "e" in word[1:]:
+                on = word[0] == "-"
+    return on
+
+
+def gates_rest(parsed: ShellLine, path: str, script_errexit: bool) -> bool:
+    """Whether a check on the logical line ``parsed`` (in its top frame) verifies
+    ``path`` (:func:`verified`) so that the lines after it run only if it passed:
+    ``check || exit``, or a check ending its line under ``set -e`` (``script_errexit``)."""
+    if not parsed.frames:
+        return False
+    cmds = parsed.frames[0].cmds
+    for index, cmd in enumerate(cmds):
+        if cmd.sep in ("|", "|&") or not verified(checked_files(parsed, cmds, index), path):
+            continue
+        if cmd.sep == "||" and index + 1 < len(cmds) and _stops(parsed, cmds[index + 1]):
+            return True
+        last = index + 1 == len(cmds) or cmd.sep == ";"
+        if script_errexit and last and not _after_and_or(cmds, index):
+            return True
+    return False
+
+
+def _after_and_or(cmds: list[Command], index: int) -> bool:
+    """Whether the pipeline ending at ``cmds[index]`` follows ``&&`` or ``||`` (``set
+    -e`` does not stop a script for a failure there)."""
+    at = index - 1
+    while at >= 0 and cmds[at].sep in ("|", "|&"):
+        at -= 1
+    return at >= 0 and cmds[at].sep in ("&&", "||")
