@@ -14,9 +14,12 @@ pins nothing the text shows, and is no check here.
 It gates a run (:func:`gated`, :func:`gates_rest`) when the run happens only if it
 passed: ``check && ... && run`` on one line; ``check || exit 1`` (or ``return``), then
 the run; or, in a script, a check standing alone on its line under ``set -e`` (``set
--euo pipefail``, ``set -o errexit``, a ``#!/bin/sh -e`` line), not switched off since.
+-euo pipefail``, ``set -o errexit``, a ``#!/bin/sh -e`` line) given before any block
+opens and not switched off since.
 ``check || true``, ``check; run`` without ``set -e``, ``check || { ...; exit 1; }``,
-or a check inside ``if`` is not read as gating (the run stays a finding).
+``! check``, a check in the background, in an ``if``, a loop or a function body, or
+after a here-document or any such block opened between the fetch and the run, is not
+read as gating (the run stays a finding).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 import re
 
 from skillpack.scan.actions import normal_path
-from skillpack.scan.shell import Command, Frame, ShellLine, unquote
+from skillpack.scan.shell import Command, Frame, ShellLine, joined, logical_span, unquote
 
 #: the programs that check files against digest lines
 CHECKERS = frozenset({"sha256sum", "sha384sum", "sha512sum", "shasum"})
@@ -32,6 +35,13 @@ CHECKERS = frozenset({"sha256sum", "sha384sum", "sha512sum", "shasum"})
 _DIGEST = re.compile(r"[0-9A-Fa-f]{64}(?:[0-9A-Fa-f]{32}){0,2}")
 #: what ends a script's run after a failed check
 _STOPS = frozenset({"exit", "return"})
+#: the words that make a command part of a compound one (or negate it)
+_KEYWORDS = frozenset(
+    {"!", "if", "then", "else", "elif", "fi", "while", "until", "for", "select", "do",
+     "done", "case", "esac", "function", "coproc", "{", "}"}
+)  # fmt: skip
+#: a here-document's operator (not a here-string's ``<<<``)
+_HEREDOC = re.compile(r"(?<!<)<<-?(?!<)")
 #: ``set`` with its options, at the start of a line
 _SET = re.compile(r"^[ \t]*set[ \t]+([^\n;#&|]*)", re.MULTILINE)
 _SHEBANG_E = re.compile(r"#![^\n]*[ \t]-[A-Za-z]*e")
@@ -61,6 +71,8 @@ def checked_files(parsed: ShellLine, cmds: list[Command], index: int) -> set[str
         if feeder is not None and feeder.name in ("echo", "printf"):
             fed.append(" ".join(unquote(a) for a in parsed.args(cmds[at])[0]))
         at -= 1
+    if not plain_command(parsed, cmds[at + 1]):
+        return set()  # ! check, then check, do check: negated, or run only maybe
     files: set[str] = set()
     for text in fed:
         tokens = text.split()
@@ -73,8 +85,38 @@ def checked_files(parsed: ShellLine, cmds: list[Command], index: int) -> set[str
 
 
 def _stops(parsed: ShellLine, cmd: Command) -> bool:
+    """Whether ``cmd`` ends the script (``exit``, ``return``), not in the background."""
     head = parsed.head(cmd)
-    return head is not None and head.name in _STOPS
+    return head is not None and head.name in _STOPS and cmd.sep != "&"
+
+
+def plain_command(parsed: ShellLine, cmd: Command) -> bool:
+    """Whether ``cmd`` starts with a plain word: not ``!`` (a negated pipeline), a
+    keyword that makes it a condition or a body that may not run (``if``, ``then``,
+    ``do``, ...), a brace or a function definition (``f() {``)."""
+    words = parsed.line[cmd.start : cmd.end].split(None, 1)
+    return bool(words) and words[0] not in _KEYWORDS and "(" not in words[0]
+
+
+def plain_lines(text: str, markdown: bool, start: int, end: int) -> bool:
+    """Whether the logical lines of ``text`` from ``start`` to ``end`` open or close
+    nothing that decides whether a line among them runs: no here-document (its lines
+    are data), and no command starting with a keyword, a brace or a function
+    definition (a check in an ``if``, a loop or a function body may never run)."""
+    pos = start
+    while pos < end:
+        line_end = text.find("\n", pos, end)
+        span = logical_span(text, pos, end if line_end < 0 else line_end, markdown)
+        line = joined(text, *span, markdown)
+        pos = span[1] + 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if _HEREDOC.search(line):
+            return False
+        parsed = ShellLine(line, markdown)
+        if not all(plain_command(parsed, cmd) for frame in parsed.frames for cmd in frame.cmds):
+            return False
+    return True
 
 
 def gated(parsed: ShellLine, frame: Frame) -> dict[int, set[str]]:
@@ -113,19 +155,20 @@ def verified(files: set[str], path: str) -> bool:
     return path in files
 
 
-def errexit_at(text: str, offset: int) -> bool:
-    """Whether a script's ``set -e`` is on at ``offset``: the last ``set`` before it that
-    names the option turned it on (``-e``, ``-euo pipefail``, ``-o errexit``), or none
-    did and the ``#!`` line passes ``-e``."""
-    on = bool(_SHEBANG_E.match(text))
+def errexit_since(text: str, offset: int) -> int | None:
+    """Where a script's ``set -e`` in force at ``offset`` was turned on: the start of the
+    last ``set`` line before it that names the option, when it turned it on (``-e``,
+    ``-euo pipefail``, ``-o errexit``), or 0 when none did and the ``#!`` line passes
+    ``-e``; None when it is off."""
+    since = 0 if _SHEBANG_E.match(text) else None
     for match in _SET.finditer(text, 0, offset):
         words = match.group(1).split()
         for k, word in enumerate(words):
             if word in ("-o", "+o") and k + 1 < len(words) and words[k + 1] == "errexit":
-                on = word == "-o"
+                since = match.start() if word == "-o" else None
             elif word[:1] in "-+" and word[1:2] not in ("-", "") and "e" in word[1:]:
-                on = word[0] == "-"
-    return on
+                since = match.start() if word[0] == "-" else None
+    return since
 
 
 def gates_rest(parsed: ShellLine, path: str, script_errexit: bool) -> bool:

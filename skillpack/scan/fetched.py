@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.actions import fetch_outputs, fetches, named_file, ran_file
-from skillpack.scan.checksums import errexit_at, gated, gates_rest, verified
+from skillpack.scan.checksums import errexit_since, gated, gates_rest, plain_lines, verified
 from skillpack.scan.programs import SCRIPT_RUNNERS
 from skillpack.scan.shell import Head, ShellLine, joined, line_commands, logical_span
 
@@ -106,7 +106,9 @@ def _checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -
     """Whether a logical line of ``text`` between ``start`` and ``end`` (after the fetch,
     before the run) checks ``ran`` against a pinned digest so that the lines after it
     run only if it passed (:func:`~.checksums.gates_rest`; ``set -e`` counts in a
-    script, not in Markdown, whose lines an agent runs one by one). At most
+    script, not in Markdown, whose lines an agent runs one by one), every line from the
+    fetch to the run outside any block that decides whether it runs
+    (:func:`~.checksums.plain_lines`). At most
     :data:`MAX_CANDIDATES` lines naming the file are parsed."""
     name = ran.rsplit("/", 1)[-1]
     pos = text.find(name, start, end)
@@ -119,6 +121,9 @@ def _checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -
         pos = text.find(name, max(span[1], pos) + 1, end)  # always past the place found
         looked += 1
         parsed = ShellLine(joined(text, *span, markdown), markdown)
-        if gates_rest(parsed, ran, not markdown and errexit_at(text, span[0])):
-            return True
+        since = None if markdown else errexit_since(text, span[0])
+        # set -e counts given before any block opens (not in a function never called)
+        errexit = since is not None and plain_lines(text, markdown, 0, since)
+        if gates_rest(parsed, ran, errexit):
+            return plain_lines(text, markdown, start, end)
     return False

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillpack.scan import scan_file
-from skillpack.scan.checksums import checked_files, errexit_at, gated
+from skillpack.scan.checksums import checked_files, errexit_since, gated
 from skillpack.scan.shell import ShellLine
 from tests.conftest import run_cli
 
@@ -36,6 +36,9 @@ def download_codes(path: str, text: str) -> list[tuple[str, int]]:
         f"#!/bin/bash\nset -euo pipefail\n{FETCH}\n{CHECK}\nchmod +x /tmp/tool.sh\n{RUN}\n",
         f"#!/bin/sh\nset -o errexit\n{FETCH}\n{CHECK}\n{RUN}\n",
         f"#!/bin/sh -e\n{FETCH}\n{CHECK}\n{RUN}\n",
+        f"#!/bin/sh\nset -e\nlog() {{\n  echo \"$@\"\n}}\n{FETCH}\n{CHECK}\nlog ok\n{RUN}\n",
+        # a && list before || exit: the exit runs unless both passed
+        f"#!/bin/sh\n{FETCH}\ncd /tmp && {CHECK} || exit 1\n{RUN}\n",
         # || exit, with or without set -e
         f"#!/bin/sh\n{FETCH}\n{CHECK} || exit 1\n{RUN}\n",
         f"#!/bin/sh\n{FETCH}\n{CHECK} || return 1\n{RUN}\n",
@@ -86,6 +89,21 @@ def test_a_gating_check_of_a_pinned_digest_leaves_the_run_alone(text: str) -> No
         # one line: the check does not gate the run
         (f"#!/bin/sh\n{FETCH} && {CHECK} || {RUN}\n", 2),
         (f"#!/bin/sh\n{FETCH} && {CHECK} & {RUN}\n", 2),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || exit 1 & {RUN}\n", 3),
+        # the check negated, in the background, or where it may never run
+        (f"#!/bin/sh\nset -e\n{FETCH}\n! {CHECK}\n{RUN}\n", 5),
+        (f"#!/bin/sh\nset -e\n{FETCH}\n{CHECK} &\n{RUN}\n", 5),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || exit 1 &\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\nif false; then {CHECK} || exit 1; fi\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\nwhile false; do {CHECK} || exit 1; done\n{RUN}\n", 4),
+        (f"#!/bin/sh\nset -e\n{FETCH}\nif false; then\n{CHECK}\nfi\n{RUN}\n", 7),
+        (f"#!/bin/sh\nset -e\n{FETCH}\nverify() {{\n{CHECK}\n}}\n{RUN}\n", 7),
+        (f"#!/bin/sh\n{FETCH}\nverify() {{ {CHECK} || exit 1; }}\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\ncat <<EOF\n{CHECK} || exit 1\nEOF\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n# {CHECK} || exit 1\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n( {CHECK} || exit 1 )\n{RUN}\n", 4),
+        # set -e given in a function never called
+        (f"#!/bin/sh\nstrict() {{\nset -e\n}}\n{FETCH}\n{CHECK}\n{RUN}\n", 7),
     ],
 )  # fmt: skip
 def test_a_check_that_does_not_gate_keeps_the_error(text: str, line: int) -> None:
@@ -143,7 +161,7 @@ def test_gated_follows_the_and_or_list() -> None:
     ],
 )
 def test_errexit(text: str, on: bool) -> None:
-    assert errexit_at(text + "x\n", len(text)) is on
+    assert (errexit_since(text + "x\n", len(text)) is not None) is on
 
 
 def test_install_admits_a_script_that_checks_its_download(tmp_path: Path) -> None:
