@@ -19,6 +19,7 @@ from skillpack.source.discovery import (
     SKIP_MISCASED,
     SKIP_SPECIAL,
     SKIP_SYMLINK,
+    SPLIT_MIN_ENTRIES,
     SourceTree,
     _NamePatterns,
     discover,
@@ -326,3 +327,79 @@ def test_every_path_found_is_the_path_of_its_file(tmp_path: Path) -> None:
     assert sorted(f.rel for f in skill.files) == sorted(
         ["SKILL.md", "x y/z.md", "ü/é.md", "v1.2/n..md", "deep/er/est/f.txt"]
     )
+
+
+def _odd_tree(root: Path) -> None:
+    """A root of more than SPLIT_MIN_ENTRIES subdirectories holding every kind of entry
+    a walk reports: nested skills, prefixes, skipped entries, problems outside skills,
+    ignore files and excludes, names with spaces and non-ASCII letters."""
+    for i in range(SPLIT_MIN_ENTRIES + 9):
+        skill = root / f"s{i:03d}"
+        write(skill / "SKILL.md", skill_md(f"s{i:03d}"))
+        write(skill / "refs" / "deep" / "x.md", "x\n")
+        write(skill / "scripts" / "run.sh", "echo hi\n")
+        (skill / "scripts" / "run.sh").chmod(0o755)
+        if i % 5 == 0:
+            write(skill / "nested" / "SKILL.md", skill_md("nested"))
+            write(skill / "nested" / "n.md", "n\n")
+        if i % 7 == 0:
+            write(skill / ".hidden", "x")
+            os.symlink("../refs", skill / "scripts" / "link")
+        if i % 11 == 0:
+            write(skill / "build" / "out.txt", "excluded\n")
+            write(skill / ".skillpackignore", "*.log\n")
+            write(skill / "debug.log", "ignored\n")
+    for team in ("team a", "tëam-b"):
+        for i in range(3):
+            write(root / team / f"t{i}" / "SKILL.md", skill_md(f"t{i}"))
+            write(root / team / f"t{i}" / "ü" / "é.md", "é\n")
+    write(root / "notes" / "skill.md", "miscased\n")  # a problem outside every skill
+    os.symlink("s001", root / "zz-link")  # a link to a directory searched: no problem
+    os.symlink("s002/SKILL.md", root / "SKILL.mdx")
+    write(root / "plain.txt", "x")
+
+
+def test_a_root_walked_by_several_processes_is_walked_as_by_one(tmp_path: Path) -> None:
+    """discover(jobs=2) shares a large root's entries between processes; the tree is
+    equal to the one-process walk, field by field (paths, sizes, modes, skipped
+    entries, problems, order), and each path is the path of its file."""
+    _odd_tree(tmp_path)
+    config = config_from_table({"exclude": ["build/"]}, tmp_path, None)
+    one = discover(config, jobs=1)
+    assert len(one.skills) > SPLIT_MIN_ENTRIES and one.problems
+    for jobs in (2, 3):
+        shared = discover(config, jobs=jobs)
+        assert shared == one
+        for a, b in zip(shared.skills, one.skills, strict=True):
+            assert a.root is b.root or a.root == b.root
+            for fa, fb in zip(a.files, b.files, strict=True):
+                assert fa.path.parts == fb.path.parts and str(fa.path) == str(fb.path)
+                assert fa.path.read_bytes() == fb.path.read_bytes()
+    within = [tmp_path / "s010" / "refs"]
+    assert discover(config, within, jobs=2) == discover(config, within, jobs=1)
+
+
+def test_a_root_walk_is_shared_only_when_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small root, or SKILLPACK_JOBS=1, walks in this process alone (no fork)."""
+    from skillpack._internal import parallel
+
+    forks: list[int] = []
+    real = parallel.map_ranges
+    monkeypatch.setattr(
+        parallel,
+        "map_ranges",
+        lambda *a: forks.append(a[1]) or real(*a),  # type: ignore[func-returns-value]
+    )
+    for i in range(SPLIT_MIN_ENTRIES - 1):
+        write(tmp_path / f"s{i}" / "SKILL.md", skill_md(f"s{i}"))
+    config = config_from_table({}, tmp_path, None)
+    discover(config, jobs=2)
+    assert forks == []
+    write(tmp_path / "last" / "SKILL.md", skill_md("last"))
+    discover(config, jobs=2)
+    assert forks == [SPLIT_MIN_ENTRIES]
+    monkeypatch.setenv("SKILLPACK_JOBS", "1")
+    discover(config)
+    assert forks == [SPLIT_MIN_ENTRIES]

@@ -39,7 +39,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from skillpack._internal.uri import SKILL_MD, encode_path, file_uri
 from skillpack.source.agents import project_dirs
@@ -140,6 +140,14 @@ else:
     def _file_path(directory: Path, entry: os.DirEntry[str]) -> Path:
         """``Path(entry.path)`` (as fast as a child of ``directory`` from 3.12 on)."""
         return Path(entry.path)
+
+
+def _child(directory: Path, name: str) -> Path:
+    """``directory / name`` for one plain part ``name``, made as :func:`_file_path`
+    makes a walk's paths."""
+    if sys.version_info < (3, 12) and hasattr(Path, "_make_child_relpath"):
+        return directory._make_child_relpath(name)  # type: ignore[attr-defined,no-any-return]
+    return directory / name
 
 
 def _rel_or_none(path: Path, base: Path) -> str | None:
@@ -310,7 +318,11 @@ def is_project_output(config: Config, path: Path | str) -> bool:
 
 class _Walker:
     def __init__(
-        self, config: Config, within: tuple[str, ...] | None = None, searched: Sequence[str] = ()
+        self,
+        config: Config,
+        within: tuple[str, ...] | None = None,
+        searched: Sequence[str] = (),
+        jobs: int = 1,
     ) -> None:
         self.config = config
         self.within = within
@@ -322,6 +334,16 @@ class _Walker:
         self.output_dir = str(config.output_dir)
         #: the real paths of the roots walked: a link into one of them hides nothing
         self.searched = tuple(searched)
+        #: processes a root's walk may be shared by (:meth:`_walk_split`)
+        self.jobs = jobs
+
+    def split(self, entries: Sequence[os.DirEntry[str]]) -> bool:
+        """Whether a root with these entries is walked by :attr:`jobs` processes: enough
+        subdirectories that forking costs less than it saves."""
+        if self.jobs < 2 or len(entries) < SPLIT_MIN_ENTRIES:
+            return False
+        dirs = sum(1 for e in entries if e.is_dir(follow_symlinks=False))
+        return dirs >= SPLIT_MIN_ENTRIES
 
     def walk_root(self, root: Root) -> None:
         if (root.path / SKILL_MD).is_file() and not (root.path / SKILL_MD).is_symlink():
@@ -386,19 +408,10 @@ class _Walker:
         if not any(skill.complete for skill in active):
             # no file here is wanted (outside every skill, or discover(within=...)):
             # only look for skills in the subdirectories
-            for entry in entries:
-                name = entry.name
-                if name.startswith(".") or not _is_utf8(name):
-                    continue
-                if not entry.is_dir(follow_symlinks=False):
-                    if not active and name != SKILL_MD and entry.is_symlink():
-                        child_rel = _under(rel, name)
-                        if not ignores.excluded(child_rel, is_dir=True):
-                            self._linked(entry, child_rel)
-                    continue
-                child_rel = _under(rel, name)
-                if not ignores.excluded(child_rel, is_dir=True):
-                    self._walk(root, _file_path(here, entry), child_rel, active)
+            if not active and here == root.path and self.split(entries):
+                self._walk_split(root, here, rel, entries)
+            else:
+                self._walk_children(root, here, rel, active, entries)
             if pushed_ignore:
                 self.ignores.local.pop()
             return
@@ -453,6 +466,71 @@ class _Walker:
         if pushed_ignore:
             self.ignores.local.pop()
 
+    def _walk_children(
+        self,
+        root: Root,
+        here: Path,
+        rel: str,
+        active: list[SourceSkill],
+        entries: Sequence[os.DirEntry[str]],
+    ) -> None:
+        """The subdirectories of a directory none of whose files is wanted (and the
+        symlinks among its entries, outside every skill)."""
+        ignores = self.ignores
+        for entry in entries:
+            name = entry.name
+            if name.startswith(".") or not _is_utf8(name):
+                continue
+            if not entry.is_dir(follow_symlinks=False):
+                if not active and name != SKILL_MD and entry.is_symlink():
+                    child_rel = _under(rel, name)
+                    if not ignores.excluded(child_rel, is_dir=True):
+                        self._linked(entry, child_rel)
+                continue
+            child_rel = _under(rel, name)
+            if not ignores.excluded(child_rel, is_dir=True):
+                self._walk(root, _file_path(here, entry), child_rel, active)
+
+    def _walk_split(
+        self, root: Root, here: Path, rel: str, entries: Sequence[os.DirEntry[str]]
+    ) -> None:
+        """:meth:`_walk_children` of a root that is no skill, its entries shared out
+        between this process and forked ones (:func:`~skillpack._internal.parallel.
+        map_ranges`), each entry walked as a whole walk would walk it. An entry's work
+        is unknown before its walk (a skill, or a folder of fifty), and such folders
+        come together (``team-a/``, ``team-b/``): so each range of the work holds
+        entries far apart in the listing (every :data:`SPLIT_STRIDE`-th one). A forked
+        process's skills and problems come back as plain values (:func:`_pack`) made
+        objects again here; the result is one process's walk, in the same order."""
+        from skillpack._internal.parallel import map_ranges
+
+        owner = os.getpid()
+        count = len(entries)
+        order = [i for first in range(SPLIT_STRIDE) for i in range(first, count, SPLIT_STRIDE)]
+
+        def part(start: int, stop: int) -> list[tuple[int, _Found | _Packed]]:
+            done: list[tuple[int, _Found | _Packed]] = []
+            kept = self.skills, self.problems
+            try:
+                for index in order[start:stop]:
+                    self.skills, self.problems = [], []
+                    self._walk_children(root, here, rel, [], entries[index : index + 1])
+                    found = _Found(self.skills, self.problems)
+                    done.append((index, found if os.getpid() == owner else _pack(found)))
+            finally:
+                self.skills, self.problems = kept
+            return done
+
+        walked: list[_Found | _Packed | None] = [None] * count
+        for done in map_ranges(part, count, self.jobs):
+            for index, value in done:
+                walked[index] = value
+        for each in walked:
+            assert each is not None  # map_ranges returns every range's result
+            skills, problems = each if isinstance(each, _Found) else _unpack(each, root)
+            self.skills += skills
+            self.problems += problems
+
     def _linked(self, entry: os.DirEntry[str], rel: str) -> None:
         """A symlink outside every skill: a problem when it is a ``SKILL.md``, or leads
         to a directory holding skills that no root searched reaches."""
@@ -506,6 +584,82 @@ def _relative_to_skill(skill: SourceSkill, root: Root, rel_from_base: str) -> st
 def _manifest_order(skill: SourceSkill) -> None:
     skill.files.sort(key=lambda f: (f.rel != SKILL_MD, encode_path(f.rel).encode("ascii")))
     skill.skipped.sort(key=lambda s: s.rel.encode("utf-8", "surrogateescape"))
+
+
+# --- a root walked by several processes ---------------------------------------------
+#: a root is walked by several processes from this many subdirectories on
+SPLIT_MIN_ENTRIES = 64
+#: a range of a shared walk holds every this-many-th entry of the root (far apart)
+SPLIT_STRIDE = 64
+
+
+def _walk_jobs() -> int:
+    """Processes for a large root's walk: ``SKILLPACK_JOBS`` when set, else one per CPU
+    (at most 4) on Linux, where ``fork()`` is cheap; else 1."""
+    from skillpack._internal.parallel import configured_jobs
+
+    configured = configured_jobs()
+    if configured is not None:
+        return configured
+    if sys.platform != "linux" or not hasattr(os, "fork"):
+        return 1
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class _Found(NamedTuple):
+    """The skills and problems a walk of some of a root's entries found."""
+
+    skills: list[SourceSkill]
+    problems: list[Skipped]
+
+
+#: a skill of one root as plain values: (skill path, directory, parent, complete, files
+#: as (rel, size, mode, nlink), skipped entries as (rel, path, kind, detail))
+_PackedSkill = tuple[
+    str, str, "str | None", bool, list[tuple[str, int, int, int]],
+    list[tuple[str, str, str, str]],
+]  # fmt: skip
+_Packed = tuple[list[_PackedSkill], list[tuple[str, str, str, str]]]
+
+
+def _pack(found: _Found) -> _Packed:
+    """``found`` as plain values, which pickle fast (a pickled ``Path`` costs about 5 us
+    to make again): a file's path is its skill's directory and its ``rel``."""
+    skills, problems = found
+    return (
+        [
+            (s.skill_path, str(s.directory), s.parent, s.complete,
+             [(f.rel, f.size, f.mode, f.nlink) for f in s.files],
+             [(k.rel, str(k.path), k.kind, k.detail) for k in s.skipped])
+            for s in skills
+        ],
+        [(k.rel, str(k.path), k.kind, k.detail) for k in problems],
+    )  # fmt: skip
+
+
+def _unpack(packed: _Packed, root: Root) -> _Found:
+    """The objects :func:`_pack` was given (skills of ``root``), equal to them: each
+    file's path is made from its skill's directory one part at a time (as the walk
+    makes it)."""
+    skills: list[SourceSkill] = []
+    for skill_path, directory, parent, complete, files, skipped in packed[0]:
+        here = Path(directory)
+        dirs: dict[str, Path] = {"": here}
+        made: list[SourceFile] = []
+        for rel, size, mode, nlink in files:
+            head, _, name = rel.rpartition("/")
+            folder = dirs.get(head)
+            if folder is None:
+                folder = here
+                for part in head.split("/"):
+                    folder = _child(folder, part)
+                dirs[head] = folder
+            made.append(SourceFile(rel, _child(folder, name), size, mode, nlink))
+        skills.append(
+            SourceSkill(skill_path, here, root, made,
+                        [Skipped(r, Path(p), k, d) for r, p, k, d in skipped], parent, complete)
+        )  # fmt: skip
+    return _Found(skills, [Skipped(r, Path(p), k, d) for r, p, k, d in packed[1]])
 
 
 # --- where to look -----------------------------------------------------------------
@@ -665,19 +819,25 @@ def where_searched(tree: SourceTree) -> tuple[str, list[str]]:
     return f"the roots of {config.source_display}", lines
 
 
-def discover(config: Config, within: Sequence[Path] | None = None) -> SourceTree:
+def discover(
+    config: Config, within: Sequence[Path] | None = None, jobs: int | None = None
+) -> SourceTree:
     """Every skill under the configured roots, in skill-path byte order.
 
     With ``within``, only the skills those paths touch (as :func:`skills_for_paths`
     selects them) get their files and skipped entries collected; the others are found
     (for checks across the tree, such as duplicate names) with ``complete`` False. This
     is what keeps a pre-commit run on one skill of a large tree fast.
+
+    A root of many subdirectories is walked by ``jobs`` processes (default: one per
+    CPU on Linux, at most 4, or ``SKILLPACK_JOBS``), with the same result.
     """
     roots, links = search_roots(config)
     walker = _Walker(
         config,
         None if within is None else tuple(str(Path(p).resolve()) for p in within),
         [os.path.realpath(root.path) for root in roots],
+        _walk_jobs() if jobs is None else jobs,
     )
     walker.problems += links
     for root in roots:
