@@ -160,9 +160,10 @@ def can_fork() -> bool:
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the length of a pass over many skills,
-    then as it was. A pass makes many long-lived objects (results, archive entries)
-    and almost no cycles (20 objects over a 1,000-skill build), but the collector
+    """Python's cyclic garbage collector off for the length of a pass over many skills
+    (a discovery, a whole build: it decorates too), then as it was. A pass makes many
+    long-lived objects (results, archive entries) and almost no cycles (20 objects over
+    a 1,000-skill build), but the collector
     traverses the whole growing heap again at every full collection: about 25 ms of
     unpickling a worker's results went to it. A worker forked meanwhile inherits the
     pause, so no collection of its own touches (and copies) every page it shares with

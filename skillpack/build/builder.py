@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skillpack._internal.fsutil import Output, output_error
+from skillpack._internal.parallel import collector_paused
 from skillpack._internal.words import plural
 from skillpack.build.pipeline import Refusal, one_pass
 from skillpack.bundle import is_bundle_file
@@ -80,6 +81,7 @@ def _unreadable(tree: SourceTree) -> list[str]:
     return sorted(set(found))
 
 
+@collector_paused()  # a build makes long-lived objects, and almost no cycles
 def build(
     config: Config,
     *,

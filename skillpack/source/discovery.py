@@ -830,8 +830,16 @@ def discover(
     is what keeps a pre-commit run on one skill of a large tree fast.
 
     A root of many subdirectories is walked by ``jobs`` processes (default: one per
-    CPU on Linux, at most 4, or ``SKILLPACK_JOBS``), with the same result.
+    CPU on Linux, at most 4, or ``SKILLPACK_JOBS``), with the same result. The
+    collector is paused meanwhile: the walk makes only objects that live on.
     """
+    from skillpack._internal.parallel import collector_paused
+
+    with collector_paused():
+        return _discover(config, within, jobs)
+
+
+def _discover(config: Config, within: Sequence[Path] | None, jobs: int | None) -> SourceTree:
     roots, links = search_roots(config)
     walker = _Walker(
         config,
