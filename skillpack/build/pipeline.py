@@ -194,7 +194,8 @@ def run_pass(
     """:func:`process_skill` of every skill, in order: in ``jobs`` processes (default:
     :func:`~skillpack._internal.parallel.default_jobs`) claiming short ranges of skills
     as each is free, forked workers inheriting ``plan`` and sending their results back
-    pickled;
+    pickled (what each would make for itself at its start, such as the content scan's
+    expressions, made before: :meth:`LintRun.prepare`);
     and, when the pass forks and lints, the lint run's tree-wide findings, made by one
     more forked worker meanwhile (else None: :meth:`LintRun.result` makes them)."""
 
@@ -209,7 +210,10 @@ def run_pass(
     jobs = default_jobs(len(skills)) if jobs is None else jobs
     beside: Forked[list[Finding]] | None = None
     with collector_paused():
-        if plan.lint is not None and plan.lint.tree_checks and jobs > 1 and can_fork():
+        forks = jobs > 1 and can_fork()
+        if plan.lint is not None and forks and len(skills) > 1:
+            plan.lint.prepare()  # once here, not in every worker
+        if plan.lint is not None and plan.lint.tree_checks and forks:
             beside = Forked(plan.lint.tree_findings)
         try:
             results = [r for part in map_ranges(work, len(skills), jobs) for r in part]

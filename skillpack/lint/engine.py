@@ -115,6 +115,17 @@ class LintRun:
             found.extend(check.run(ctx))
         return found, ctx
 
+    def prepare(self) -> None:
+        """Make now what each process of a pass would otherwise make for itself at its
+        start: the content scan's expressions, when its rules are enabled. A pass calls
+        it before it forks its workers (:func:`skillpack.scan.prepare`)."""
+        from skillpack.lint.checks.scan import SCAN_CODES
+
+        if not self.context.options.enabled.isdisjoint(SCAN_CODES):
+            from skillpack.scan import prepare
+
+            prepare()
+
     def tree_findings(self) -> list[Finding]:
         """The findings of the tree-wide checks (they need every skill discovered, not
         the per-skill checks' results: a pass may run them beside its workers)."""

@@ -24,7 +24,14 @@ which file, in one pass) and :mod:`.textfile` (how a file's bytes read as text, 
 
 from __future__ import annotations
 
-from skillpack.scan.engine import CODES, FIXABLE_CODES, is_markdown, scan_file, strip_hidden
+from skillpack.scan.engine import (
+    CODES,
+    FIXABLE_CODES,
+    is_markdown,
+    prepare,
+    scan_file,
+    strip_hidden,
+)
 from skillpack.scan.model import ERROR, WARNING, ScanFinding
 
 __all__ = [
@@ -34,6 +41,7 @@ __all__ = [
     "WARNING",
     "ScanFinding",
     "is_markdown",
+    "prepare",
     "scan_file",
     "strip_hidden",
 ]

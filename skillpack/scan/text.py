@@ -254,6 +254,15 @@ class Markers:
         self._split = tuple(searches)
         return self._split
 
+    def prepare(self) -> None:
+        """Compile the expressions now, those of a large run's too (:data:`SPLIT_AFTER`):
+        a process about to fork workers that each read much text (a build's pass) makes
+        them once for all, instead of each worker making its own."""
+        if self._anchored is None:
+            self._build()
+        if self._split is None:
+            self._split_searches()
+
     def present(self, lowered: str) -> set[str]:
         """The markers that ``lowered`` holds (for plain strings, exactly ``{m for m in
         self.markers if m in lowered}``)."""
