@@ -7,7 +7,7 @@ The server, ``verify`` and ``unpack`` never use a file's bytes before
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -59,11 +59,17 @@ class TreeSource:
     """Files of a source tree on disk, keyed by URI (``skillpack serve DIR``, and the
     files a build reads again)."""
 
-    def __init__(self, manifest: Manifest, paths: dict[str, Path]) -> None:
+    def __init__(
+        self, manifest: Manifest, paths: Mapping[str, Path] | Callable[[], Mapping[str, Path]]
+    ) -> None:
+        """``paths``: where each URI's file is, or how to make that mapping (made at the
+        first read: a build reads files again only past what it kept, mostly none)."""
         self.manifest = manifest
         self._paths = paths
 
     def read_raw(self, entry: FileEntry) -> bytes:
+        if callable(self._paths):
+            self._paths = self._paths()
         with open(self._paths[entry.uri], "rb") as fh:
             return fh.read(entry.size + 1)
 

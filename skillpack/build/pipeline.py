@@ -413,5 +413,5 @@ def one_pass(
     for result in reversed(results):  # a nested skill's files: its parent's, the same bytes
         entries.update(result.entries)
         kept.update(result.kept)
-    rest = TreeSource(manifest, file_paths(skills))
+    rest = TreeSource(manifest, lambda: file_paths(skills))
     return Pass(manifest, lock, index, entries, KeptSource(kept, rest))
