@@ -301,8 +301,8 @@ register(
          "A selector matching no rule, an unknown severity or a bad `per-path-ignores` "
          "entry; the message names the key."),
         ("CFG020", "`SKILLPACK_JOBS` is not a whole number of processes (1 or more)",
-         "`SKILLPACK_JOBS` sets how many processes lint, lock and build share a large tree "
-         "between; unset it for the default (one per CPU, at most 4)."),
+         "`SKILLPACK_JOBS` sets how many processes discovery, lint, lock and build share a "
+         "large tree between; unset it for the default (one per CPU, at most 4)."),
         ("CFG030", "a configured output path (`lock`, `[build] output`) is not inside the "
          "project directory",
          "A configuration (perhaps from a cloned repository) may only make skillpack write "
