@@ -345,6 +345,9 @@ def _odd_tree(root: Path) -> None:
         if i % 7 == 0:
             write(skill / ".hidden", "x")
             os.symlink("../refs", skill / "scripts" / "link")
+        if i % 13 == 0:  # a name that is not UTF-8: reported, with its path
+            with open(os.path.join(os.fsencode(skill), b"bad\xff.md"), "wb") as fh:
+                fh.write(b"x")
         if i % 11 == 0:
             write(skill / "build" / "out.txt", "excluded\n")
             write(skill / ".skillpackignore", "*.log\n")
@@ -367,6 +370,7 @@ def test_a_root_walked_by_several_processes_is_walked_as_by_one(tmp_path: Path) 
     config = config_from_table({"exclude": ["build/"]}, tmp_path, None)
     one = discover(config, jobs=1)
     assert len(one.skills) > SPLIT_MIN_ENTRIES and one.problems
+    assert any(k.kind == "non-utf8" for s in one.skills for k in s.skipped)
     for jobs in (2, 3):
         shared = discover(config, jobs=jobs)
         assert shared == one
