@@ -407,3 +407,17 @@ def test_a_root_walk_is_shared_only_when_large(
     monkeypatch.setenv("SKILLPACK_JOBS", "1")
     discover(config)
     assert forks == [SPLIT_MIN_ENTRIES]
+
+
+def test_meanwhile_runs_once_while_forked_walkers_walk(tmp_path: Path) -> None:
+    """A build prepares its pass (meanwhile) while discovery's forked processes walk a
+    large root: it runs once, here, and the tree is the same; a walk in one process
+    does not run it (nothing to overlap)."""
+    for i in range(SPLIT_MIN_ENTRIES + 1):
+        write(tmp_path / f"s{i}" / "SKILL.md", skill_md(f"s{i}"))
+    config = config_from_table({}, tmp_path, None)
+    calls: list[int] = []
+    shared = discover(config, jobs=2, meanwhile=lambda: calls.append(os.getpid()))
+    assert calls == [os.getpid()]
+    assert shared == discover(config, jobs=1, meanwhile=lambda: calls.append(0))
+    assert calls == [os.getpid()]

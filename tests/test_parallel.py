@@ -61,6 +61,29 @@ def test_ranges_go_to_whichever_process_is_free() -> None:
     assert done.count(parent) < 16  # half each would be 32
 
 
+def test_first_is_this_process_own_work_while_the_children_claim_ranges() -> None:
+    """first() runs once, here, before this process claims a range: the child, already
+    forked, claims ranges meanwhile (here: all of them, while first() waits for it);
+    without children it runs once too, before the work."""
+    parent = os.getpid()
+    log: list[str] = []
+
+    def work(start: int, stop: int) -> list[int]:
+        log.append("work")
+        return [os.getpid()] * (stop - start)
+
+    def first() -> None:
+        log.append("first")
+        time.sleep(0.5)  # the child does the 64 short ranges in far less
+
+    done = [pid for part in map_ranges(work, 64, 2, first) for pid in part]
+    assert len(done) == 64 and log[0] == "first" and log.count("first") == 1
+    assert done.count(parent) < 8  # this process claimed few ranges, or none
+    log.clear()
+    assert map_ranges(work, 5, 1, first) == [[parent] * 5]
+    assert log == ["first", "work"]
+
+
 def test_results_larger_than_a_pipe_holds_come_back_whole() -> None:
     """A child's results are read between this process's own ranges and at the end:
     more than the pipe holds (several MiB) neither blocks the pass nor loses a byte."""

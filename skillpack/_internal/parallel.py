@@ -193,16 +193,22 @@ _ID = struct.Struct("<I")
 _FRAME = struct.Struct("<Q")
 
 
-def map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
+def map_ranges(
+    work: Callable[[int, int], T],
+    count: int,
+    jobs: int,
+    first: Callable[[], object] | None = None,
+) -> list[T]:
     """``work(start, stop)`` over ``range(count)`` split into contiguous ranges that
     ``jobs`` processes claim one at a time as each finishes its last (forked children
     and this process; :data:`RANGES_PER_JOB`), so that they finish together whatever
     each range costs and whatever else the machine runs; the results in range order,
     one per range. ``work`` must return picklable values; a child sends each range's
-    back as soon as it is done. The collector is paused meanwhile
-    (:func:`collector_paused`)."""
+    back as soon as it is done. ``first()``, when given, is this process's own work,
+    done once before it claims a range: the children, forked by then, claim more of
+    them meanwhile. The collector is paused meanwhile (:func:`collector_paused`)."""
     with collector_paused():
-        return _map_ranges(work, count, jobs)
+        return _map_ranges(work, count, jobs, first)
 
 
 def split_ranges(count: int, jobs: int) -> list[tuple[int, int]]:
@@ -213,9 +219,13 @@ def split_ranges(count: int, jobs: int) -> list[tuple[int, int]]:
     return list(itertools.pairwise([count * i // parts for i in range(parts + 1)]))
 
 
-def _map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]:
+def _map_ranges(
+    work: Callable[[int, int], T], count: int, jobs: int, first: Callable[[], object] | None
+) -> list[T]:
     jobs = min(jobs, count) if can_fork() else 1
     if jobs <= 1:
+        if first is not None:
+            first()
         return [work(0, count)]
     ranges = split_ranges(count, jobs)
     results: dict[int, T] = {}
@@ -231,6 +241,8 @@ def _map_ranges(work: Callable[[int, int], T], count: int, jobs: int) -> list[T]
         claims_w = -1
         for _ in range(jobs - 1):
             children.append(_Child(work, ranges, claims_r))
+        if first is not None:
+            first()
         while (claimed := _claim(claims_r)) is not None:
             results[claimed] = work(*ranges[claimed])
             for child in children:

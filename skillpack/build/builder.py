@@ -17,12 +17,13 @@ import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from skillpack._internal.fsutil import Output, output_error
 from skillpack._internal.parallel import collector_paused
 from skillpack._internal.words import plural
-from skillpack.build.pipeline import Refusal, one_pass
+from skillpack.build.pipeline import Refusal, one_pass, prepare_pass
 from skillpack.bundle import is_bundle_file
 from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
 from skillpack.bundle.zipformat import dos_datetime
@@ -134,7 +135,7 @@ def build(
     if signer is not None and signature_path is not None:
         signature = Output(signature_path, what="the signature")
 
-    tree = discover(config)
+    tree = discover(config, meanwhile=partial(prepare_pass, lint))
     refuse_inside_skills(
         config, tree.skills, [target] + ([signature_path] if signature_path and signer else [])
     )

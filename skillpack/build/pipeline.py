@@ -225,6 +225,20 @@ def run_pass(
     return results, tree
 
 
+def prepare_pass(lint: bool) -> None:
+    """What a large pass needs in this process before it forks its workers, made ahead
+    (a build runs it while discovery's forked processes walk the tree): the lint checks
+    imported and, for a pass that lints, the content scan's expressions
+    (:func:`skillpack.scan.prepare`; the pass would make them itself otherwise)."""
+    from skillpack.lint.checks import load
+
+    load()
+    if lint:
+        from skillpack.scan import prepare
+
+        prepare()
+
+
 def _manifest(tree: SourceTree, results: Iterable[SkillResult]) -> Manifest:
     """The manifest of the skills' entries; the first skill's error is raised."""
     entries = tuple(result.checked_entry() for result in results)

@@ -36,7 +36,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, Protocol
@@ -323,6 +323,7 @@ class _Walker:
         within: tuple[str, ...] | None = None,
         searched: Sequence[str] = (),
         jobs: int = 1,
+        meanwhile: Callable[[], object] | None = None,
     ) -> None:
         self.config = config
         self.within = within
@@ -336,6 +337,8 @@ class _Walker:
         self.searched = tuple(searched)
         #: processes a root's walk may be shared by (:meth:`_walk_split`)
         self.jobs = jobs
+        #: the caller's own work, done by this process while forked ones walk (once)
+        self.meanwhile = meanwhile
 
     def split(self, entries: Sequence[os.DirEntry[str]]) -> bool:
         """Whether a root with these entries is walked by :attr:`jobs` processes: enough
@@ -522,7 +525,8 @@ class _Walker:
             return done
 
         walked: list[_Found | _Packed | None] = [None] * count
-        for done in map_ranges(part, count, self.jobs):
+        first, self.meanwhile = self.meanwhile, None
+        for done in map_ranges(part, count, self.jobs, first):
             for index, value in done:
                 walked[index] = value
         for each in walked:
@@ -820,7 +824,10 @@ def where_searched(tree: SourceTree) -> tuple[str, list[str]]:
 
 
 def discover(
-    config: Config, within: Sequence[Path] | None = None, jobs: int | None = None
+    config: Config,
+    within: Sequence[Path] | None = None,
+    jobs: int | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> SourceTree:
     """Every skill under the configured roots, in skill-path byte order.
 
@@ -830,22 +837,31 @@ def discover(
     is what keeps a pre-commit run on one skill of a large tree fast.
 
     A root of many subdirectories is walked by ``jobs`` processes (default: one per
-    CPU on Linux, at most 4, or ``SKILLPACK_JOBS``), with the same result. The
-    collector is paused meanwhile: the walk makes only objects that live on.
+    CPU on Linux, at most 4, or ``SKILLPACK_JOBS``), with the same result; this process
+    then runs ``meanwhile()`` (the caller's own preparation, such as a build's for its
+    pass) while the forked ones start walking, and takes fewer of the walk's ranges.
+    ``meanwhile`` runs only then, at most once. The collector is paused throughout: the
+    walk makes only objects that live on.
     """
     from skillpack._internal.parallel import collector_paused
 
     with collector_paused():
-        return _discover(config, within, jobs)
+        return _discover(config, within, jobs, meanwhile)
 
 
-def _discover(config: Config, within: Sequence[Path] | None, jobs: int | None) -> SourceTree:
+def _discover(
+    config: Config,
+    within: Sequence[Path] | None,
+    jobs: int | None,
+    meanwhile: Callable[[], object] | None,
+) -> SourceTree:
     roots, links = search_roots(config)
     walker = _Walker(
         config,
         None if within is None else tuple(str(Path(p).resolve()) for p in within),
         [os.path.realpath(root.path) for root in roots],
         _walk_jobs() if jobs is None else jobs,
+        meanwhile,
     )
     walker.problems += links
     for root in roots:
