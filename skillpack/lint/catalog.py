@@ -817,7 +817,9 @@ _RULES: tuple[Rule, ...] = (
         "sh), a shell, source or eval of a fetch's output (bash -c \"$(curl ...)\", "
         ". <(curl ...), or s=$(curl ...) then eval \"$s\" on a later line), a fetched "
         "file run next (curl -o x ... && ./x, or ./x on a later line of a shell script or "
-        "of Markdown's code), PowerShell "
+        "of Markdown's code), a file of a fetched archive run once it is extracted "
+        "(curl ... | tar xz -C /tmp, then sh /tmp/t/install.sh; tar xzf t.tgz && "
+        "./t/run; unzip), PowerShell "
         "iex (iwr ...), exec(urlopen(...)).",
         "Whatever the server sends at that moment runs with the agent's rights: the "
         "content is not in the skill, not in its digest, not reviewed. The scan reads "

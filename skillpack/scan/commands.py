@@ -36,6 +36,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.actions import runs_stdin
+from skillpack.scan.extracted import extracted_runs
 from skillpack.scan.fetched import fetched_files, runs_fetched
 from skillpack.scan.flows import Found, judge_shell
 from skillpack.scan.hosts import KNOWN_INSTALLERS, honest_installer
@@ -764,12 +765,20 @@ def _fetched_then_run(
     if markdown:
         fetching = [span for span in fetching if in_code(span[0] + _indent(text, span[0]))]
     found: list[tuple[int, str, str]] = []
-    for at, item in runs_fetched(text, markdown, fetched_files(text, markdown, fetching)):
+    fetched = fetched_files(text, markdown, fetching)
+    for at, item in runs_fetched(text, markdown, fetched):
         if markdown and not in_code(at):
             continue
         code, extra = download(at, item.command)
         what = _BY_NAME["download-then-run"].what
         found.append((at, code, f"{what}{extra}: runs {item.path}, fetched on line {item.line}"))
+    for at, extraction, ran in extracted_runs(text, markdown, fetching, fetched):
+        if markdown and not (in_code(at) and in_code(extraction.at)):
+            continue
+        code, extra = download(at, extraction.command)
+        source = f"{extraction.archive}, fetched" if extraction.archive else "fetched"
+        message = f"downloads an archive and runs a file of it{extra}: runs {ran}, "
+        found.append((at, code, f"{message}extracted from {source} on line {extraction.line}"))
     return found
 
 

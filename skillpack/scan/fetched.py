@@ -28,12 +28,14 @@ MAX_CANDIDATES = 256
 @dataclass(frozen=True, slots=True)
 class Fetched:
     """A file a fetch writes: its path (as :func:`ran_file` reads one), the fetch's
-    line (1-based), the fetch command's text (its URLs), and the end of its logical line."""
+    line (1-based), the fetch command's text (its URLs), the end of its logical line,
+    and the fetch command's offset."""
 
     path: str
     line: int
     command: str
     end: int
+    at: int  #: where the fetch command is
 
 
 def fetched_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -> list[Fetched]:
@@ -47,7 +49,7 @@ def fetched_files(text: str, markdown: bool, spans: Iterable[tuple[int, int]]) -
         command = parsed.line[cmd.start : cmd.end]
         for path in sorted(fetch_outputs(parsed, cmd)):
             if named_file(path):
-                found.append(Fetched(path, line, command, end))
+                found.append(Fetched(path, line, command, end, start + cmd.start))
                 if len(found) >= MAX_FETCHED:
                     return found
     return found
@@ -93,7 +95,7 @@ def runs_fetched(
                     if ran and (item.path in (ran, ran.rsplit("/", 1)[-1]) or ran == name):
                         if not (
                             verified(gated(parsed, frame).get(index, set()), ran)
-                            or _checked_before(text, markdown, ran, item.end, span[0])
+                            or checked_before(text, markdown, ran, item.end, span[0])
                         ):
                             yield span[0] + head.at, item
                         break
@@ -102,7 +104,7 @@ def runs_fetched(
                 break
 
 
-def _checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -> bool:
+def checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -> bool:
     """Whether a logical line of ``text`` between ``start`` and ``end`` (after the fetch,
     before the run) checks ``ran`` against a pinned digest so that the lines after it
     run only if it passed (:func:`~.checksums.gates_rest`; ``set -e`` counts in a
