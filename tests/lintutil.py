@@ -25,6 +25,16 @@ def findings(report: dict[str, Any]) -> set[Finding]:
     return {(f["code"], f["path"], f["line"]) for f in report["findings"]}
 
 
+def download_codes(path: str, text: str) -> list[tuple[str, int]]:
+    """(code, line) of the download-and-run findings (SP520, SP521) of the content scan
+    in ``text`` read as the skill's file ``path``."""
+    from skillpack.scan import scan_file
+
+    return [
+        (f.code, f.line) for f in scan_file(path, text.encode()) if f.code in ("SP520", "SP521")
+    ]
+
+
 def write(path: Path, content: str | bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(content, bytes):

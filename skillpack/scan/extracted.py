@@ -32,7 +32,7 @@ from skillpack.scan.actions import fetches, normal_path, ran_file
 from skillpack.scan.checksums import gated, verified
 from skillpack.scan.fetched import MAX_CANDIDATES, Fetched, checked_before
 from skillpack.scan.hosts import URL
-from skillpack.scan.shell import Command, ShellLine, joined, logical_span, unquote
+from skillpack.scan.shell import Command, ShellLine, joined, lines_holding, unquote
 
 #: the endings of archive names, longest first (``t.tar.gz`` before ``t.gz``)
 ARCHIVE_SUFFIXES = (".tar.gz", ".tar.xz", ".tar.bz2", ".tar.zst", ".tgz", ".txz", ".tbz2",
@@ -137,8 +137,8 @@ def _line(text: str, markdown: bool, span: tuple[int, int], lines: _Lines) -> tu
         for frame in parsed.frames:
             for cmd in frame.cmds:
                 head = parsed.head(cmd)
-                ran = ran_file(parsed, cmd) if head is not None else ""
-                if ran and head is not None:
+                ran = ran_file(parsed, cmd)  # "" for a command without a head
+                if head is not None and ran:
                     runs.append((head.at, ran))
         got = lines[span] = (parsed, runs)
     return got
@@ -152,21 +152,6 @@ def _below(runs: list[tuple[int, str]], below: str, after: int) -> tuple[int, st
     return None
 
 
-def _candidates(text: str, markdown: bool, needle: str, start: int) -> Iterator[tuple[int, int]]:
-    """The logical lines from ``start`` on that hold ``needle``, each once, at most
-    :data:`~.fetched.MAX_CANDIDATES`."""
-    pos = text.find(needle, start)
-    looked = 0
-    while pos >= 0 and looked < MAX_CANDIDATES:
-        line_end = text.find("\n", pos)
-        span = logical_span(
-            text, text.rfind("\n", 0, pos) + 1, len(text) if line_end < 0 else line_end, markdown
-        )
-        pos = text.find(needle, max(span[1], pos) + 1)  # always past the place found
-        looked += 1
-        yield span
-
-
 def extracted_runs(
     text: str, markdown: bool, fetching: Iterable[tuple[int, int]], fetched: list[Fetched]
 ) -> Iterator[tuple[int, Extraction, str]]:
@@ -175,11 +160,11 @@ def extracted_runs(
     fetches: ``fetched``, the files of :func:`~.fetched.fetched_files` on the lines
     ``fetching``)."""
     lines: _Lines = {}
-    extractions: list[Extraction] = []
-    done: set[Extraction] = set()  #: those whose run was found on their own line
+    count = 0  #: extractions found
+    later: list[Extraction] = []  #: those with no run on their own line
     # a fetch piped into tar: its archive has the URL's last part for a name
     for span in fetching:
-        if len(extractions) >= MAX_EXTRACTIONS:
+        if count >= MAX_EXTRACTIONS:
             break
         parsed, runs = _line(text, markdown, span, lines)
         for frame in parsed.frames:
@@ -199,38 +184,39 @@ def extracted_runs(
                     continue
                 line = text.count("\n", 0, span[0]) + 1
                 found = Extraction(target[1], name, line, command, span[1], span[0] + tar.start)
-                extractions.append(found)
+                count += 1
                 run = _below(runs, found.below, tar.start)
-                if run is not None:
-                    done.add(found)
+                if run is None:
+                    later.append(found)
+                else:
                     yield span[0] + run[0], found, run[1]
-                if len(extractions) >= MAX_EXTRACTIONS:
+                if count >= MAX_EXTRACTIONS:
                     break
-            if len(extractions) >= MAX_EXTRACTIONS:
+            if count >= MAX_EXTRACTIONS:
                 break
     # a fetched archive, extracted on the fetch's line or a later one
     for item in fetched:
-        if len(extractions) >= MAX_EXTRACTIONS:
+        if count >= MAX_EXTRACTIONS:
             break
         if not archive_stem(item.path):
             continue
-        for span in _candidates(text, markdown, item.path.rsplit("/", 1)[-1], item.at):
+        name = item.path.rsplit("/", 1)[-1]
+        for span in lines_holding(text, markdown, name, item.at, MAX_CANDIDATES):
             parsed, runs = _line(text, markdown, span, lines)
             extraction = _extraction_of(text, markdown, item, parsed, span)
             if extraction is None:
                 continue
-            extractions.append(extraction)
+            count += 1
             run = _below(runs, extraction.below, extraction.at - span[0])
-            if run is not None:
-                done.add(extraction)
+            if run is None:
+                later.append(extraction)
+            else:
                 yield span[0] + run[0], extraction, run[1]
             break
     # else the first run on the lines after the extraction's: one finding each
-    for extraction in extractions:
-        if extraction in done:
-            continue
+    for extraction in later:
         needle = extraction.below.lstrip("./") or extraction.below
-        for span in _candidates(text, markdown, needle, extraction.end):
+        for span in lines_holding(text, markdown, needle, extraction.end, MAX_CANDIDATES):
             run = _below(_line(text, markdown, span, lines)[1], extraction.below, -1)
             if run is not None:
                 yield span[0] + run[0], extraction, run[1]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from skillpack.scan.actions import fetch_outputs, fetches, named_file, ran_file
 from skillpack.scan.checksums import errexit_since, gated, gates_rest, plain_lines, verified
 from skillpack.scan.programs import SCRIPT_RUNNERS
-from skillpack.scan.shell import Head, ShellLine, joined, line_commands, logical_span
+from skillpack.scan.shell import Head, ShellLine, joined, line_commands, lines_holding
 
 MAX_FETCHED = 64
 MAX_CANDIDATES = 256
@@ -71,17 +71,7 @@ def runs_fetched(
     looked = 0
     for item in fetched:
         name = item.path.rsplit("/", 1)[-1]
-        pos = text.find(name, item.end)
-        done: set[tuple[int, int]] = set()
-        while pos >= 0 and looked < MAX_CANDIDATES:
-            start = text.rfind("\n", 0, pos) + 1
-            end = text.find("\n", pos)
-            span = logical_span(text, start, len(text) if end < 0 else end, markdown)
-            # always past the place found, whatever the name
-            pos = text.find(name, max(span[1], pos) + 1)
-            if span in done:
-                continue
-            done.add(span)
+        for span in lines_holding(text, markdown, name, item.end, MAX_CANDIDATES - looked):
             looked += 1
             parsed = parsed_at.get(span)
             if parsed is None:
@@ -113,15 +103,7 @@ def checked_before(text: str, markdown: bool, ran: str, start: int, end: int) ->
     (:func:`~.checksums.plain_lines`). At most
     :data:`MAX_CANDIDATES` lines naming the file are parsed."""
     name = ran.rsplit("/", 1)[-1]
-    pos = text.find(name, start, end)
-    looked = 0
-    while pos >= 0 and looked < MAX_CANDIDATES:
-        line_end = text.find("\n", pos)
-        span = logical_span(
-            text, text.rfind("\n", 0, pos) + 1, len(text) if line_end < 0 else line_end, markdown
-        )
-        pos = text.find(name, max(span[1], pos) + 1, end)  # always past the place found
-        looked += 1
+    for span in lines_holding(text, markdown, name, start, MAX_CANDIDATES, end):
         parsed = ShellLine(joined(text, *span, markdown), markdown)
         since = None if markdown else errexit_since(text, span[0])
         # set -e counts given before any block opens (not in a function never called)

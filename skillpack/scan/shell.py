@@ -81,6 +81,24 @@ def logical_span(text: str, start: int, end: int, markdown: bool) -> tuple[int, 
     return start, end
 
 
+def lines_holding(
+    text: str, markdown: bool, needle: str, start: int, limit: int, end: int | None = None
+) -> Iterator[tuple[int, int]]:
+    """The logical lines (:func:`logical_span`) that hold ``needle`` from ``start`` on
+    (before ``end``), in order, each once, at most ``limit``: each search starts past
+    the line found, whatever ``needle`` is (an empty one too)."""
+    stop = len(text) if end is None else end
+    pos = text.find(needle, start, stop)
+    while pos >= 0 and limit > 0:
+        line_end = text.find("\n", pos)
+        span = logical_span(
+            text, text.rfind("\n", 0, pos) + 1, len(text) if line_end < 0 else line_end, markdown
+        )
+        pos = text.find(needle, max(span[1], pos) + 1, stop)
+        limit -= 1
+        yield span
+
+
 def joined(text: str, start: int, end: int, markdown: bool) -> str:
     """``text[start:end]`` as one line of the same length: continuations become spaces,
     ``${IFS}`` spaces; in Markdown, block quote markers and the HTML tags code is shown

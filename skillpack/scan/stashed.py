@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.actions import named_file, normal_path, reads_secret, written_files
-from skillpack.scan.shell import line_commands, logical_span
+from skillpack.scan.shell import line_commands, lines_holding
 
 MAX_STASHED = 64
 MAX_CANDIDATES = 256
@@ -78,14 +78,8 @@ def later_lines(
     spans: set[tuple[int, int]] = set()
     looked = 0
     for item in stashed:
-        pos = text.find(item.name, item.end)
-        while pos >= 0 and looked < MAX_CANDIDATES:
+        for span in lines_holding(text, markdown, item.name, item.end, MAX_CANDIDATES - looked):
             looked += 1
-            start = text.rfind("\n", 0, pos) + 1
-            end = text.find("\n", pos)
-            span = logical_span(text, start, len(text) if end < 0 else end, markdown)
-            # always past the place found, whatever the name
-            pos = text.find(item.name, max(span[1], pos) + 1)
             spans.add(span)
     for span in sorted(spans):
         yield span, known_before(stashed, span[0])

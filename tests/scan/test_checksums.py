@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.scan import scan_file
 from skillpack.scan.checksums import checked_files, errexit_since, gated
 from skillpack.scan.shell import ShellLine
 from tests.conftest import run_cli
+from tests.lintutil import download_codes
 
 H = "7f83b1657ff1fc53b92dc18148a1d65dfc2d4b1fa3d677284addd200126d9069"
 H512 = "ab" * 64
@@ -20,12 +20,6 @@ URL = "https://example.com/tool.sh"
 FETCH = f"curl -fsSLo /tmp/tool.sh {URL}"
 CHECK = f'echo "{H}  /tmp/tool.sh" | sha256sum -c -'
 RUN = "sh /tmp/tool.sh"
-
-
-def download_codes(path: str, text: str) -> list[tuple[str, int]]:
-    return [
-        (f.code, f.line) for f in scan_file(path, text.encode()) if f.code in ("SP520", "SP521")
-    ]
 
 
 @pytest.mark.parametrize(

@@ -10,18 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.scan import scan_file
 from skillpack.scan.extracted import archive_stem
 from tests.conftest import run_cli
+from tests.lintutil import download_codes
 
 RAW = "http://203.0.113.7"
 H = "7f83b1657ff1fc53b92dc18148a1d65dfc2d4b1fa3d677284addd200126d9069"
-
-
-def download_codes(path: str, text: str) -> list[tuple[str, int]]:
-    return [
-        (f.code, f.line) for f in scan_file(path, text.encode()) if f.code in ("SP520", "SP521")
-    ]
 
 
 @pytest.mark.parametrize(
