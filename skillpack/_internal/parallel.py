@@ -46,15 +46,17 @@ def configured_jobs(environ: Mapping[str, str] | None = None) -> int | None:
     return int(value)
 
 
-def default_jobs(skills: int) -> int:
+def default_jobs(skills: int | None = None) -> int:
     """Processes for ``skills`` skills: ``SKILLPACK_JOBS`` when set, else one per CPU
-    (at most 4) for large runs on Linux, where fork() makes workers cheap; else 1."""
+    (at most 4) for large runs on Linux, where fork() makes workers cheap; else 1.
+    ``skills`` None: work whose size is not counted in skills (a root's walk, a
+    bundle's scan), as for a large run."""
     import sys
 
     configured = configured_jobs()
     if configured is not None:
         return configured
-    if skills < PARALLEL_MIN_SKILLS or sys.platform != "linux":
+    if (skills is not None and skills < PARALLEL_MIN_SKILLS) or sys.platform != "linux":
         return 1
     return max(1, min(4, os.cpu_count() or 1))
 

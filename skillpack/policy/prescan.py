@@ -28,7 +28,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 from skillpack._internal.parallel import (
-    PARALLEL_MIN_SKILLS,
     Forked,
     WorkerError,
     can_fork,
@@ -144,7 +143,7 @@ def start_prescan(path: Path) -> Prescan | None:
     :data:`MIN_BYTES`, a path that cannot be read (the open that follows says why)."""
     # a forked worker where a pass over a large tree would use them (SKILLPACK_JOBS, or
     # one per CPU on Linux)
-    if default_jobs(PARALLEL_MIN_SKILLS) < 2 or not can_fork() or sys.platform != "linux":
+    if default_jobs() < 2 or not can_fork() or sys.platform != "linux":
         return None
     try:
         size = os.stat(path).st_size

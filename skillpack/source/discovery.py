@@ -128,26 +128,19 @@ def _sort_key(entry: os.DirEntry[str]) -> bytes:
 
 if sys.version_info < (3, 12) and hasattr(Path, "_make_child_relpath"):
 
-    def _file_path(directory: Path, entry: os.DirEntry[str]) -> Path:
-        """``Path(entry.path)``, made from its directory's path: on Python 3.11 parsing
-        the whole path again costs 4 us an entry (35 ms of a discovery of 9,000 files
-        and directories), and the child of a parsed path (what ``Path.iterdir`` makes)
-        0.5 us."""
-        return directory._make_child_relpath(entry.name)  # type: ignore[attr-defined,no-any-return]
+    def _child(directory: Path, name: str) -> Path:
+        """``directory / name`` for one plain part ``name`` (a walk's entry, a part of a
+        file's path sent back by a forked walker): on Python 3.11 parsing the whole path
+        again costs 4 us an entry (35 ms of a discovery of 9,000 files and directories),
+        and the child of a parsed path (what ``Path.iterdir`` makes) 0.5 us."""
+        return directory._make_child_relpath(name)  # type: ignore[attr-defined,no-any-return]
 
 else:
 
-    def _file_path(directory: Path, entry: os.DirEntry[str]) -> Path:
-        """``Path(entry.path)`` (as fast as a child of ``directory`` from 3.12 on)."""
-        return Path(entry.path)
-
-
-def _child(directory: Path, name: str) -> Path:
-    """``directory / name`` for one plain part ``name``, made as :func:`_file_path`
-    makes a walk's paths."""
-    if sys.version_info < (3, 12) and hasattr(Path, "_make_child_relpath"):
-        return directory._make_child_relpath(name)  # type: ignore[attr-defined,no-any-return]
-    return directory / name
+    def _child(directory: Path, name: str) -> Path:
+        """``directory / name`` for one plain part ``name`` (as fast as parsing the whole
+        path from 3.12 on)."""
+        return directory / name
 
 
 def _rel_or_none(path: Path, base: Path) -> str | None:
@@ -438,7 +431,7 @@ class _Walker:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if not ignores.excluded(child_rel, is_dir=True):
-                        self._walk(root, _file_path(here, entry), child_rel, active)
+                        self._walk(root, _child(here, entry.name), child_rel, active)
                     continue
                 st = entry.stat(follow_symlinks=False)
             except OSError as exc:
@@ -461,7 +454,7 @@ class _Walker:
                 continue
             if ignores.excluded(child_rel, is_dir=False) or ignores.not_included(child_rel):
                 continue
-            path = _file_path(here, entry)
+            path = _child(here, entry.name)
             for skill, offset in zip(active, offsets, strict=True):
                 skill.files.append(
                     SourceFile(child_rel[offset:], path, st.st_size, mode, st.st_nlink)
@@ -492,7 +485,7 @@ class _Walker:
                 continue
             child_rel = _under(rel, name)
             if not ignores.excluded(child_rel, is_dir=True):
-                self._walk(root, _file_path(here, entry), child_rel, active)
+                self._walk(root, _child(here, entry.name), child_rel, active)
 
     def _walk_split(
         self, root: Root, here: Path, rel: str, entries: Sequence[os.DirEntry[str]]
@@ -595,19 +588,6 @@ def _manifest_order(skill: SourceSkill) -> None:
 SPLIT_MIN_ENTRIES = 64
 #: a range of a shared walk holds every this-many-th entry of the root (far apart)
 SPLIT_STRIDE = 64
-
-
-def _walk_jobs() -> int:
-    """Processes for a large root's walk: ``SKILLPACK_JOBS`` when set, else one per CPU
-    (at most 4) on Linux, where ``fork()`` is cheap; else 1."""
-    from skillpack._internal.parallel import configured_jobs
-
-    configured = configured_jobs()
-    if configured is not None:
-        return configured
-    if sys.platform != "linux" or not hasattr(os, "fork"):
-        return 1
-    return max(1, min(4, os.cpu_count() or 1))
 
 
 class _Found(NamedTuple):
@@ -843,16 +823,16 @@ def discover(
     ``meanwhile`` runs only then, at most once. The collector is paused throughout: the
     walk makes only objects that live on.
     """
-    from skillpack._internal.parallel import collector_paused
+    from skillpack._internal.parallel import collector_paused, default_jobs
 
     with collector_paused():
-        return _discover(config, within, jobs, meanwhile)
+        return _discover(config, within, default_jobs() if jobs is None else jobs, meanwhile)
 
 
 def _discover(
     config: Config,
     within: Sequence[Path] | None,
-    jobs: int | None,
+    jobs: int,
     meanwhile: Callable[[], object] | None,
 ) -> SourceTree:
     roots, links = search_roots(config)
@@ -860,7 +840,7 @@ def _discover(
         config,
         None if within is None else tuple(str(Path(p).resolve()) for p in within),
         [os.path.realpath(root.path) for root in roots],
-        _walk_jobs() if jobs is None else jobs,
+        jobs,
         meanwhile,
     )
     walker.problems += links
