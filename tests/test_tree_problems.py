@@ -63,3 +63,24 @@ def test_examples() -> None:
         PathProblem("s/b", CLASH, "is a file, and 's/b/c' needs a directory there", "s/b/c"),
         PathProblem("s/a/x", CLASH, "needs a directory where 's/a' is a file", "s/a"),
     ]  # fmt: skip
+
+
+#: plain segments only: the whole tree is judged at once (paths.\_plain_and_apart) unless
+#: two collide or clash
+PLAIN = st.lists(
+    st.lists(st.sampled_from(["a", "A", "b", "c-1", "x.md", "X.md", "_", "~"]), min_size=1,
+             max_size=5).map("/".join),
+    max_size=30,
+)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(PLAIN)
+def test_plain_trees_judged_at_once_as_one_by_one(paths: list[str]) -> None:
+    assert list(tree_problems(paths)) == reference(paths)
+
+
+def test_a_line_break_inside_a_path_is_judged() -> None:
+    """The paths joined by line breaks would read as two plain paths."""
+    assert [p.kind for p in tree_problems(["a/b\nc", "d"])] == ["malformed"]
+    assert [p.kind for p in tree_problems(["a\n", "b"])] == ["malformed"]

@@ -70,6 +70,31 @@ def collision_key(path: str) -> str:
 COLLISION = "collision"
 CLASH = "clash"
 
+#: plain paths (:data:`_PLAIN`), one a line
+_PLAIN_LINES = re.compile(f"{_PLAIN.pattern}(?:\n{_PLAIN.pattern})*")
+
+
+def _plain_and_apart(paths: list[str]) -> bool:
+    """Whether :func:`tree_problems` finds nothing in ``paths`` (given once each) because
+    every one is plain and no two collide or clash: a tree's usual case, told by a few
+    operations over all the paths at once (a third of the time of judging them one by
+    one). False means only that they must be judged one by one."""
+    joined = "\n".join(paths)
+    if joined.count("\n") != len(paths) - 1 or _PLAIN_LINES.fullmatch(joined) is None:
+        return not paths
+    keys = joined.lower().split("\n")  # a plain path is ASCII: its collision key
+    if len(set(keys)) != len(keys):
+        return False
+    dirs: set[str] = set()  # every directory some path needs
+    for parent in {key[: key.rfind("/")] for key in keys if "/" in key}:
+        while parent not in dirs:
+            dirs.add(parent)
+            slash = parent.rfind("/")
+            if slash < 0:
+                break
+            parent = parent[:slash]
+    return dirs.isdisjoint(keys)
+
 
 class PathProblem(NamedTuple):
     """Why ``path`` cannot be one of a tree's published paths: ``kind`` is one of the
@@ -91,9 +116,12 @@ def tree_problems(paths: Iterable[str]) -> Iterator[PathProblem]:
     where another needs a directory (``docs`` and ``docs/a.md``, or ``Docs/a.md``).
     A path given twice is one path. The bundle writer, ``vendor`` and ``install`` judge
     a whole tree of paths with it before writing anything."""
+    unique = list(dict.fromkeys(paths))
+    if _plain_and_apart(unique):
+        return
     files: dict[str, str] = {}  # collision key -> path
     dirs: dict[str, str] = {}  # collision key of a directory -> a path below it
-    for path in dict.fromkeys(paths):
+    for path in unique:
         unsafe = unsafe_published_path(path)
         if unsafe is not None:
             yield PathProblem(path, unsafe[0], unsafe[1])
