@@ -37,6 +37,9 @@ class RunContext:
     scanned: set[Path] = field(default_factory=set)
     #: files already checked to be readable (the same)
     opened: set[Path] = field(default_factory=set)
+    #: the bytes of the nested skills' SKILL.md read as their parents' files, for the
+    #: nested skills' own checks (no file is read twice)
+    nested_skill_mds: dict[Path, bytes] = field(default_factory=dict)
     _published: dict[str, list[tuple[SourceSkill, str]]] | None = field(default=None, repr=False)
 
     def published_as(self, path: Path | str) -> list[tuple[SourceSkill, str]]:
@@ -115,6 +118,8 @@ class SkillContext:
             data = read_file(f)
             if len(data) <= WHOLE_READ_MAX:
                 self._kept[f.path] = data
+                if f.rel.endswith("/" + SKILL_MD):  # a nested skill's, read by its parent
+                    self.run.nested_skill_mds[f.path] = data
         return data
 
     def finding(
@@ -133,8 +138,14 @@ class SkillContext:
 
     @cached_property
     def raw(self) -> bytes | OSError:
-        """The bytes of ``SKILL.md``, or the error reading it."""
+        """The bytes of ``SKILL.md``, or the error reading it (read as the skill's other
+        files are, :func:`~skillpack.source.entries.read_file`: half the cost of
+        ``Path.read_bytes``, which builds the path and a buffered file object)."""
         try:
+            for f in self.skill.files:
+                if f.rel == SKILL_MD:
+                    kept = self.run.nested_skill_mds.pop(f.path, None)
+                    return read_file(f) if kept is None else kept
             return self.skill.skill_md.read_bytes()
         except OSError as exc:
             return exc
