@@ -195,6 +195,7 @@ def build(
                 progress=progress,
                 prepared=done.entries,
                 index=done.index,
+                metadata=done.metadata,
             )
         if lock is not None:
             lock.stage_bytes(lock_bytes)

@@ -53,7 +53,7 @@ from skillpack.source.frontmatter import FrontmatterError
 # The lock renderer, the archive writer and the content sources are imported by the
 # passes that use them: ``skillpack lint`` imports none of them (start-up).
 if TYPE_CHECKING:
-    from skillpack.bundle.writer import Compression, PreparedEntry
+    from skillpack.bundle.writer import Compression, MetadataEntries, PreparedEntry
     from skillpack.content import ContentSource
 
 #: file bytes one process keeps in memory (as archive entries, or as read) between
@@ -393,6 +393,7 @@ class Pass:
     lock: bytes  #: the lock's bytes
     index: bytes  #: the bundle index made with them
     entries: dict[str, PreparedEntry]  #: archive entries made already, by name
+    metadata: MetadataEntries  #: the archive's lock and index entries, being made
     source: ContentSource  #: every file's bytes: kept ones from memory, others from disk
 
 
@@ -409,6 +410,7 @@ def one_pass(
     raised on errors), hash, and prepare the lock and the archive entries of every skill
     of ``tree``, entries at DOS ``stamp`` with ``compression``; ``jobs`` processes (default:
     :func:`~skillpack._internal.parallel.default_jobs`)."""
+    from skillpack.bundle.writer import MetadataEntries
     from skillpack.content import KeptSource, TreeSource
     from skillpack.lockfile.lock import render_lock_and_index
 
@@ -422,10 +424,11 @@ def one_pass(
     manifest = _manifest(tree, results)
     tables = [r.checked_table() for r in results]
     lock, index = render_lock_and_index(manifest, tables, [r.checked_index() for r in results])
+    metadata = MetadataEntries(lock, index, compression, stamp)  # compressed from now on
     entries: dict[str, PreparedEntry] = {}
     kept: dict[str, bytes] = {}
     for result in reversed(results):  # a nested skill's files: its parent's, the same bytes
         entries.update(result.entries)
         kept.update(result.kept)
     rest = TreeSource(manifest, lambda: file_paths(skills))
-    return Pass(manifest, lock, index, entries, KeptSource(kept, rest))
+    return Pass(manifest, lock, index, entries, metadata, KeptSource(kept, rest))
