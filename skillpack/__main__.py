@@ -8,7 +8,9 @@ typer app (:mod:`skillpack.cli`), which imports only the invoked command's modul
 Run as the process's entry point (no ``argv`` given), :func:`main` ends the process
 itself once the command is done (:func:`_end`): the ``atexit`` handlers run and the
 standard streams are flushed as at any exit, but the interpreter's teardown (freeing
-every module and object one by one, 20-30 ms after a large build) is skipped.
+every module and object one by one, 20-30 ms after a large build) is skipped; so is
+freeing a build's objects when the command returns
+(:func:`skillpack._internal.memory.keep_until_exit`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from skillpack.cli import main as cli_main
 
+        if argv is None:
+            from skillpack._internal.memory import end_without_teardown
+
+            end_without_teardown()
         code = cli_main(args)
     if argv is None:
         _end(code)

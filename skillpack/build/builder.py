@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from skillpack._internal.fsutil import Output, output_error
+from skillpack._internal.memory import keep_until_exit
 from skillpack._internal.parallel import collector_paused
 from skillpack._internal.words import plural
 from skillpack.build.pipeline import Refusal, one_pass, prepare_pass
@@ -219,6 +220,7 @@ def build(
         except OSError as exc:
             shown = display_path(stale)
             raise output_error(exc, shown, "the previous bundle's signature", "remove") from None
+    keep_until_exit(tree, done)  # the end of the process frees them at once
     return BuildResult(
         target,
         result.digest,
