@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import json
 import os
 import random
@@ -408,6 +410,45 @@ def test_entries_made_while_hashing_are_the_entries_the_writer_makes(
     with zipfile.ZipFile(built.output) as zf:
         assert zf.read("large/assets/big.bin") == big
         assert zf.testzip() is None
+
+
+def test_metadata_entries_made_of_other_bytes_are_not_used(tmp_path: Path) -> None:
+    """The lock and index entries a build compresses ahead (MetadataEntries) are placed
+    only when made of the lock, index, compression and stamp being written; others are
+    made again, and the archive is the one written without them. A build run as a
+    library keeps none of its objects past its end (only the entry point, which ends
+    the process without teardown, has them kept)."""
+    from skillpack._internal import memory
+    from skillpack.build.builder import build as build_bundle
+    from skillpack.bundle.writer import MetadataEntries, write_bundle
+    from skillpack.bundle.zipformat import dos_datetime
+    from skillpack.content import TreeSource
+    from skillpack.lockfile.lock import render_lock_and_index
+    from skillpack.source.config import resolve_config
+    from skillpack.source.discovery import discover, file_paths
+    from skillpack.source.entries import build_manifest
+
+    project = make_project(tmp_path / "p")
+    config = resolve_config([project])
+    tree = discover(config)
+    manifest = build_manifest(tree)
+    lock, index = render_lock_and_index(manifest)
+    source = TreeSource(manifest, file_paths(tree.skills))
+    written = []
+    for metadata in (
+        None,
+        MetadataEntries(lock, index, "deflate", dos_datetime(0)),
+        MetadataEntries(lock + b"# other\n", index, "deflate", dos_datetime(0)),
+        MetadataEntries(lock, index, "stored", dos_datetime(0)),
+        MetadataEntries(lock, index, "deflate", dos_datetime(86400 * 365 * 20)),
+    ):
+        out = io.BytesIO()
+        write_bundle(out, manifest, lock, source, epoch=0, index=index, metadata=metadata)
+        written.append(out.getvalue())
+    assert all(w == written[0] for w in written)
+    built = build_bundle(config, output=tmp_path / "a.skp", epoch=0)
+    assert built.output.read_bytes() == written[0]
+    assert memory._kept is None
 
 
 def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> None:
