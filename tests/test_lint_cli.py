@@ -411,3 +411,19 @@ def test_every_frontmatter_finding_is_reported_and_fix_counts_them(tmp_path: Pat
         ("SP007", 5, "anchor '&a' is not allowed"),
         ("SP010", 6, "duplicate key 'b'"),
     ]
+
+
+def test_the_files_checked_are_counted_once(tmp_path: Path) -> None:
+    """The summary counts each file once: a nested skill's files are its parent's too
+    (make_project: 'tools/nested' inside 'tools'); without nesting, every file counts."""
+    from tests._bundles import make_project
+
+    project = make_project(tmp_path / "p")
+    on_disk = [p for p in (project / "skills").rglob("*") if p.is_file()]
+    proc = run_cli("lint", project, "--format", "json")
+    assert json.loads(proc.stdout)["summary"]["files"] == len(on_disk) == 7, proc.stdout
+    proc = run_cli("lint", project)
+    assert "(3 skills, 7 files checked)" in proc.stderr, proc.stderr
+    (project / "skills" / "tools" / "nested" / "SKILL.md").unlink()  # no longer a skill
+    proc = run_cli("lint", project, "--format", "json")
+    assert json.loads(proc.stdout)["summary"]["files"] == len(on_disk) - 1, proc.stdout

@@ -142,12 +142,16 @@ class LintRun:
         raw = list(found)
         raw.extend(self.tree_findings() if tree is None else tree)
         selected = self.context.selected
-        return LintResult(
-            _finish(raw, self.context.options),
-            len(selected),
-            # distinct files (a nested skill's are its parent's too), by their path strings
-            len({os.fspath(f.path) for skill in selected for f in skill.files}),
-        )
+        return LintResult(_finish(raw, self.context.options), len(selected), _files(selected))
+
+
+def _files(skills: Sequence[SourceSkill]) -> int:
+    """The distinct files of ``skills``: a nested skill's are its parent's too, so when
+    one is nested they are told apart by their path strings (making the strings of the
+    paths another process walked costs 5 ms a 1,000-skill tree)."""
+    if all(skill.parent is None for skill in skills):
+        return sum(len(skill.files) for skill in skills)
+    return len({os.fspath(f.path) for skill in skills for f in skill.files})
 
 
 def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]:
