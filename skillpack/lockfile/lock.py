@@ -308,15 +308,19 @@ def render_lock_and_index(
         # blank line (a skill table never fits tomli-w's inline form: its SKILL.md
         # digest alone is too long)
         head = tomli_w.dumps(_head(manifest, _PLACEHOLDER))
-        text = "".join([head, *("\n" + chunk for chunk in chunks)])
+        text = "\n".join([head, *chunks])
     else:
         text = tomli_w.dumps(lock_document(manifest, _PLACEHOLDER))
-    draft = text.encode("utf-8")
+    # the lock of 1,000 skills is a megabyte: each copy of it is pages to fault in and
+    # fill, so the body is hashed and the digest put in place through views
+    draft = memoryview(text.encode("utf-8"))
+    del text
     match = PROLOGUE_RE.match(draft)
     assert match is not None, "tomli-w writes the top-level keys first"
     index = index_bytes(manifest, lock_body_digest(draft[match.end() :]), indexed)
     digest = sha256_digest(index)
-    return draft[: match.start(1)] + digest.encode("ascii") + draft[match.end(1) :], index
+    lock = b"".join((draft[: match.start(1)], digest.encode("ascii"), draft[match.end(1) :]))
+    return lock, index
 
 
 def split_lock(data: bytes) -> tuple[str, bytes] | None:
@@ -338,7 +342,7 @@ def is_lock_file(path: Path) -> bool:
     return PROLOGUE_RE.match(head) is not None
 
 
-def lock_body_digest(body: bytes) -> str:
+def lock_body_digest(body: bytes | memoryview) -> str:
     """The digest the index records of the lock's body (the bytes after the prologue)."""
     return "sha256:" + hashlib.sha256(body).hexdigest()
 
