@@ -276,3 +276,21 @@ yaml_ish = st.lists(
 @given(yaml_ish)
 def test_reader_never_crashes_on_yaml_like_text(text: str) -> None:
     test_reader_never_crashes_on_any_text.hypothesis.inner_test(text)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="aAeEfFlLnNoOrRsStTuUyY\u017f\u212a0123456789.:~=<-_+ ", max_size=9))
+def test_plain_scalars_resolve_as_both_schemas_read_them(s: str) -> None:
+    """resolve_plain's shortcut for a scalar that starts with a letter (no type but a
+    few short words does) agrees with reading it through both schemas."""
+    from skillpack.source.frontmatter.resolve import resolve12, resolve_plain, yaml11_reading
+
+    try:
+        got: object = resolve_plain(s, 1, 1)
+    except FrontmatterError:
+        got = "refused"
+    reading11, value = yaml11_reading(s), resolve12(s)
+    if isinstance(value, str) and reading11 is None:
+        assert got == s
+    elif reading11 is not None:
+        assert got == "refused"

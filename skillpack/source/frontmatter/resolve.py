@@ -43,6 +43,11 @@ _TIMESTAMP11 = re.compile(
     r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
 )
 _SPECIAL11 = {"=": "a YAML 1.1 value key", "<<": "a YAML 1.1 merge key"}
+#: the longest scalar that starts with an ASCII letter and is not a string in either
+#: schema: the words of null, the booleans and YAML 1.1's booleans (``FALSE``); every
+#: number, date, key and special value starts with a digit, a sign, a dot, ``~``, ``=``
+#: or ``<``
+_LONGEST_WORD = 5
 
 
 def resolve12(s: str) -> JSONValue:
@@ -112,11 +117,15 @@ def resolve_plain(s: str, line: int, column: int, *, key: bool = False) -> JSONV
 
     ``key``: the scalar is a mapping key (the messages call it a key, not a value).
     """
+    if len(s) > _LONGEST_WORD and s[0].isascii() and s[0].isalpha():
+        return s  # no type but a few words starts with a letter (a description, a name)
+    reading11 = yaml11_reading(s)
+    value = resolve12(s)
+    if reading11 is None and isinstance(value, str):
+        return value
     quoted = '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
     subject = f"key '{s}'" if key else f"plain value '{s}'"
     keep = f"quote it to keep it a string: {quoted}"
-    reading11 = yaml11_reading(s)
-    value = resolve12(s)
     if reading11 is not None:
         raise FrontmatterError(
             AMBIGUOUS_SCALAR,
