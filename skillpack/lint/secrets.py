@@ -15,6 +15,7 @@ containing ``EXAMPLE`` (as the AWS documentation's keys do) are not reported.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -59,16 +60,30 @@ def secret_file(name: str, data: bytes | None = None) -> str | None:
     (``.key``: anything but a public key or certificate); without ``data`` it is not
     judged."""
     lowered = name.lower()
-    match = _SECRET_NAME.fullmatch(lowered)
-    if match is not None and match.lastgroup is not None:
-        return SECRET_FILE_NAMES[int(match.lastgroup[1:])][1]
-    if data is None:
-        return None
+    label = _by_name(lowered)
+    if label is not None or data is None:
+        return label
     if lowered.endswith(".pem") and b"PRIVATE KEY" in data:
         return "a PEM private key"
     if lowered.endswith(".key") and data.lstrip() and not data.lstrip().startswith(_NOT_PRIVATE):
         return "a private key"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _by_name(lowered: str) -> str | None:
+    """:func:`secret_file`'s judgement of a lowercased name alone (cached: a tree's names
+    recur, ``run.py``, ``guide.md``, and each is judged once more with its bytes)."""
+    match = _SECRET_NAME.fullmatch(lowered)
+    if match is not None and match.lastgroup is not None:
+        return SECRET_FILE_NAMES[int(match.lastgroup[1:])][1]
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def is_env_file(name: str) -> bool:
+    """Whether the file name ``name`` is an environment file's (:data:`ENV_FILE_RE`)."""
+    return ENV_FILE_RE.fullmatch(name) is not None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from skillpack.lint.checks.registry import skill_check, tree_check
 from skillpack.lint.checks.scan import SCAN_CODES, scan_findings
 from skillpack.lint.context import RunContext, SkillContext
 from skillpack.lint.finding import Finding
-from skillpack.lint.secrets import ENV_FILE_RE, find_secrets, line_and_column, secret_file
+from skillpack.lint.secrets import find_secrets, is_env_file, line_and_column, secret_file
 from skillpack.source.discovery import (
     SKIP_CONFLICTING_COPY,
     SKIP_DOTFILE,
@@ -174,7 +174,7 @@ def contents(ctx: SkillContext) -> Iterator[Finding]:
         name = f.path.name
         label = None
         if want_secrets:
-            if ENV_FILE_RE.fullmatch(name):
+            if is_env_file(name):
                 yield ctx.finding(
                     "SP305",
                     f"'{name}' is an environment file, which usually holds secrets",
