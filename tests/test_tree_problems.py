@@ -84,3 +84,27 @@ def test_a_line_break_inside_a_path_is_judged() -> None:
     """The paths joined by line breaks would read as two plain paths."""
     assert [p.kind for p in tree_problems(["a/b\nc", "d"])] == ["malformed"]
     assert [p.kind for p in tree_problems(["a\n", "b"])] == ["malformed"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(PLAIN)
+def test_a_skills_plain_names_judged_at_once_as_one_by_one(rels: list[str]) -> None:
+    """lint's SP206/SP207 check of one skill's file names (checks.paths.file_names):
+    where its shortcut says plain and apart, the check path by path finds nothing; it
+    finds something for every tree the shortcut turns down."""
+    from types import SimpleNamespace
+
+    from skillpack.lint.checks import paths as checks
+
+    files = [SimpleNamespace(rel=rel, path=rel) for rel in dict.fromkeys(rels)]
+    ctx = SimpleNamespace(
+        skill=SimpleNamespace(files=files), finding=lambda code, *rest, **kw: code
+    )
+    shortcut = checks._plain_apart([f.rel for f in files])
+    original = checks._plain_apart
+    checks._plain_apart = lambda rels: False
+    try:
+        found = list(checks.file_names(ctx))  # type: ignore[arg-type]
+    finally:
+        checks._plain_apart = original
+    assert shortcut == (not found), (rels, found)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 _DRIVE = re.compile(r"[A-Za-z]:")
@@ -74,13 +74,24 @@ CLASH = "clash"
 _PLAIN_LINES = re.compile(f"{_PLAIN.pattern}(?:\n{_PLAIN.pattern})*")
 
 
+def all_plain(paths: Sequence[str]) -> str | None:
+    """``paths`` joined by line breaks when every one is a plain path (relative, of
+    unreserved ASCII characters, no segment empty or starting with a dot: safe to
+    publish, nothing to percent-encode, its collision key its lowercase form), else
+    None; told by one expression over them all."""
+    joined = "\n".join(paths)
+    if joined.count("\n") != len(paths) - 1 or _PLAIN_LINES.fullmatch(joined) is None:
+        return None
+    return joined
+
+
 def _plain_and_apart(paths: list[str]) -> bool:
     """Whether :func:`tree_problems` finds nothing in ``paths`` (given once each) because
     every one is plain and no two collide or clash: a tree's usual case, told by a few
     operations over all the paths at once (a third of the time of judging them one by
     one). False means only that they must be judged one by one."""
-    joined = "\n".join(paths)
-    if joined.count("\n") != len(paths) - 1 or _PLAIN_LINES.fullmatch(joined) is None:
+    joined = all_plain(paths)
+    if joined is None:
         return not paths
     keys = joined.lower().split("\n")  # a plain path is ASCII: its collision key
     if len(set(keys)) != len(keys):

@@ -15,6 +15,7 @@ from skillpack.manifest import MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL
 from skillpack.source.paths import (
     CLASH,
     COLLISION,
+    all_plain,
     collision_key,
     tree_problems,
     unsafe_published_path,
@@ -70,8 +71,25 @@ def _difference(a: str, b: str) -> str:
     return "letter case and Unicode normalization"
 
 
+def _plain_apart(rels: list[str]) -> bool:
+    """Whether :func:`file_names` finds nothing in a skill's ``rels`` because all are
+    plain (nothing to percent-encode, ASCII: folded by lowercasing) and no two of them
+    or of their directories fold to one path: a skill's usual case, told at once."""
+    if all_plain(rels) is None:
+        return not rels
+    paths = set(rels)
+    for rel in rels:
+        slash = rel.rfind("/")
+        while slash > 0 and rel[:slash] not in paths:
+            paths.add(rel[:slash])
+            slash = rel.rfind("/", 0, slash)
+    return len({path.lower() for path in paths}) == len(paths)
+
+
 @skill_check("SP206", "SP207")
 def file_names(ctx: SkillContext) -> Iterator[Finding]:
+    if _plain_apart([f.rel for f in ctx.skill.files]):
+        return
     # every published path and each of its parent directories, by folded form
     seen: dict[str, str] = {}
     reported: set[str] = set()
