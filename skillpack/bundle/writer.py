@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from operator import itemgetter
 from typing import BinaryIO, Literal
 
 from skillpack._internal.pickling import ByFields
@@ -150,7 +151,8 @@ def archive_files(manifest: Manifest) -> list[tuple[str, FileEntry]]:
             )
         uri = by_name[problem.path].uri
         raise BuildError("BLD002", f"{uri}: cannot be put in a bundle: the path {problem.reason}")
-    return sorted(by_name.items(), key=lambda item: item[0].encode("utf-8"))
+    # by code point: the order of the names' UTF-8 bytes, without encoding them
+    return sorted(by_name.items(), key=itemgetter(0))
 
 
 def prepare_entry(
