@@ -14,7 +14,9 @@ Sources (read when writing the rules, cited again in ``docs/plugins.md``):
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 CLAUDE = "claude"
 CODEX = "codex"
@@ -52,3 +54,19 @@ HOSTS: dict[str, Host] = {
 
 #: the hosts with a marketplace file
 MARKETPLACE_HOSTS: tuple[str, ...] = tuple(n for n, h in HOSTS.items() if h.marketplace)
+
+
+def any_manifest(root: Path) -> bool:
+    """Whether anything lies where a host reads a manifest under ``root`` (a file, a
+    link, an entry that cannot be looked at: what the project's reader reads or
+    reports), told by ``lstat`` alone, before anything else is imported or read."""
+    for host in HOSTS.values():
+        for rel in host.files:
+            try:
+                os.lstat(root / rel)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError:
+                return True
+            return True
+    return False

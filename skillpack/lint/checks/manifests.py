@@ -1,8 +1,8 @@
 """SP6xx: the host plugin manifests at the project's root (:mod:`skillpack.plugins`).
 
 :mod:`skillpack.plugins` is imported when the check runs (beside the per-skill checks,
-in a build's pass), not with the rule catalog: a lint run's start-up does not pay for
-it."""
+in a build's pass), not with the rule catalog, and its readers only when a manifest is
+there: a lint run's start-up does not pay for them, nor a tree without manifests."""
 
 from __future__ import annotations
 
@@ -29,10 +29,14 @@ def codes() -> dict[str, str]:
 def host_manifests(run: RunContext) -> Iterator[Finding]:
     """The manifests of the project's root, when the run covers them (a run on some
     skills' files, such as a pre-commit hook's, reports them only when they are named)."""
-    from skillpack.plugins.project import Declared, find_manifests, inspect_project
+    from skillpack.plugins.hosts import any_manifest
 
     config = run.tree.config
     root = config.project_dir
+    if not any_manifest(root):
+        return
+    from skillpack.plugins.project import Declared, find_manifests, inspect_project
+
     manifests = find_manifests(root)
     if not manifests or not any(run.requested(m.path) for m in manifests):
         return
