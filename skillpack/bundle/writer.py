@@ -184,9 +184,9 @@ def prepare_entry(
     return PreparedEntry(raw_name, central[:_CENTRAL_HEAD], record, digest)
 
 
-def _started(make: Callable[[], PreparedEntry]) -> Future[PreparedEntry]:
+def _started(make: Callable[[], PreparedEntry]) -> tuple[Future[PreparedEntry], threading.Thread]:
     """``make()`` run on a thread of its own (a daemon: one left running never holds
-    the process up), its result or exception in the future returned."""
+    the process up): the future of its result or exception, and the thread."""
     future: Future[PreparedEntry] = Future()
 
     def run() -> None:
@@ -195,8 +195,9 @@ def _started(make: Callable[[], PreparedEntry]) -> Future[PreparedEntry]:
         except BaseException as exc:  # handed to whoever waits for the result
             future.set_exception(exc)
 
-    threading.Thread(target=run, name="skillpack-metadata", daemon=True).start()
-    return future
+    thread = threading.Thread(target=run, name="skillpack-metadata", daemon=True)
+    thread.start()
+    return future, thread
 
 
 class MetadataEntries:
@@ -217,8 +218,11 @@ class MetadataEntries:
         ]
 
     def entries(self) -> list[PreparedEntry]:
-        """The lock's entry and the index's, once made (raises what making them raised)."""
-        index, lock = (job.result() for job in self._jobs)
+        """The lock's entry and the index's, once made (raises what making them raised),
+        their threads ended (a process ends at once only when no other thread runs)."""
+        index, lock = (job.result() for job, _ in self._jobs)
+        for _, thread in self._jobs:
+            thread.join()
         return [lock, index]
 
 
