@@ -171,7 +171,7 @@ def contents(ctx: SkillContext) -> Iterator[Finding]:
         if f.path in scanned:
             continue
         scanned.add(f.path)
-        name = f.path.name
+        name = f.rel.rpartition("/")[2]  # the file's name, without parsing its path
         label = None
         if want_secrets:
             if is_env_file(name):
