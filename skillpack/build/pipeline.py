@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING
 
 from skillpack._internal.canonical import JSONValue
 from skillpack._internal.parallel import (
-    Forked,
     can_fork,
     collector_paused,
     default_jobs,
@@ -196,8 +195,9 @@ def run_pass(
     as each is free, forked workers inheriting ``plan`` and sending their results back
     pickled (what each would make for itself at its start, such as the content scan's
     expressions, made before: :meth:`LintRun.prepare`);
-    and, when the pass forks and lints, the lint run's tree-wide findings, made by one
-    more forked worker meanwhile (else None: :meth:`LintRun.result` makes them)."""
+    and, when the pass forks and lints, the lint run's tree-wide findings, made by this
+    process while the forked ones start on the skills (else None:
+    :meth:`LintRun.result` makes them)."""
 
     states: dict[int, PassState] = {}  # one per process: its budget spans its ranges
 
@@ -208,20 +208,22 @@ def run_pass(
         return [process_skill(plan, skill, state) for skill in skills[start:stop]]
 
     jobs = default_jobs(len(skills)) if jobs is None else jobs
-    beside: Forked[list[Finding]] | None = None
+    lint = plan.lint
+    tree: list[Finding] | None = None
+
+    def tree_checks() -> None:
+        nonlocal tree
+        assert lint is not None
+        tree = lint.tree_findings()
+
     with collector_paused():
-        forks = jobs > 1 and can_fork()
-        if plan.lint is not None and forks and len(skills) > 1:
-            plan.lint.prepare()  # once here, not in every worker
-        if plan.lint is not None and plan.lint.tree_checks and forks:
-            beside = Forked(plan.lint.tree_findings)
-        try:
-            results = [r for part in map_ranges(work, len(skills), jobs) for r in part]
-            tree = None if beside is None else beside.result()
-            beside = None
-        finally:
-            if beside is not None:  # the pass failed: stop the tree checks too
-                beside.stop()
+        forks = jobs > 1 and can_fork() and len(skills) > 1
+        if lint is not None and forks:
+            lint.prepare()  # once here, not in every worker
+        # this process runs the tree-wide checks once the workers are forked, before
+        # it claims ranges: the others claim more meanwhile
+        first = tree_checks if lint is not None and lint.tree_checks and forks else None
+        results = [r for part in map_ranges(work, len(skills), jobs, first) for r in part]
     return results, tree
 
 
