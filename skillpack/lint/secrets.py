@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 #: File names that hold environment secrets by convention (``prod.env``, ``.env.local``).
@@ -157,41 +157,53 @@ class SecretHit:
     offset: int  #: byte offset of the match in the data
 
 
-def _holds(marker: bytes) -> Callable[[bytes], bool]:
-    return lambda data: marker in data
-
-
-def _marker_tests(markers: Iterable[bytes]) -> tuple[Callable[[bytes], object], ...]:
+def _marker_tests(
+    markers: Iterable[bytes],
+) -> tuple[tuple[bytes, ...], tuple[Callable[[bytes], object], ...]]:
     """Whether a file holds any of ``markers``, as a few tests: ``in`` for a marker
-    that no other shares its first byte with, one expression for the markers that do
-    (their common start first, which the engine skips along to). One expression for
-    all of them, most starting with a common letter (``a``, ``g``, ``s``, ``x``), stopped
-    at each of those letters: about twice as slow over a skill's text."""
+    that no other shares its first byte with (the markers returned first), one
+    expression for the markers that do (their common start first, which the engine
+    skips along to; their searches returned second). One expression for all of them,
+    most starting with a common letter (``a``, ``g``, ``s``, ``x``), stopped at each of
+    those letters: about twice as slow over a skill's text."""
     by_first: dict[int, list[bytes]] = {}
     for marker in dict.fromkeys(markers):
         by_first.setdefault(marker[0], []).append(marker)
-    tests: list[Callable[[bytes], object]] = []
+    alone: list[bytes] = []
+    searches: list[Callable[[bytes], object]] = []
     for group in by_first.values():
         if len(group) == 1:
-            tests.append(_holds(group[0]))
+            alone.append(group[0])
             continue
         common = group[0]
         for marker in group[1:]:
             while not marker.startswith(common):
                 common = common[:-1]
         rests = b"|".join(re.escape(m[len(common) :]) for m in group)
-        tests.append(re.compile(re.escape(common) + b"(?:" + rests + b")").search)
-    return tuple(tests)
+        searches.append(re.compile(re.escape(common) + b"(?:" + rests + b")").search)
+    return tuple(alone), tuple(searches)
 
 
 #: any marker of any pattern: a few scans tell most files apart as clean
-_ANY_MARKER = _marker_tests(m for p in PATTERNS for m in p.markers)
+_ALONE, _SEARCHES = _marker_tests(m for p in PATTERNS for m in p.markers)
 
 
-def find_secrets(data: bytes) -> Iterator[SecretHit]:
+def holds_marker(data: bytes) -> bool:
+    """Whether ``data`` holds a marker of any pattern (plain loops: most files hold
+    none, and a generator's set-up costs as much as the tests of a small file)."""
+    for marker in _ALONE:
+        if marker in data:
+            return True
+    for search in _SEARCHES:  # noqa: SIM110 (any() of a generator costs more)
+        if search(data):
+            return True
+    return False
+
+
+def find_secrets(data: bytes) -> list[SecretHit]:
     """Likely secrets in ``data``, at most one per pattern (the first), by offset."""
-    if not any(test(data) for test in _ANY_MARKER):
-        return
+    if not holds_marker(data):
+        return []
     hits: list[SecretHit] = []
     for pattern in PATTERNS:
         if not any(marker in data for marker in pattern.markers):
@@ -200,7 +212,7 @@ def find_secrets(data: bytes) -> Iterator[SecretHit]:
             if b"EXAMPLE" not in match.group(0):
                 hits.append(SecretHit(pattern.label, match.start()))
                 break
-    yield from sorted(hits, key=lambda h: h.offset)
+    return sorted(hits, key=lambda h: h.offset)
 
 
 def line_and_column(data: bytes, offset: int) -> tuple[int, int]:

@@ -194,7 +194,7 @@ def contents(ctx: SkillContext) -> Iterator[Finding]:
             yield from scan_findings(ctx, f, data)
         if not want_secrets:
             continue
-        hits = list(find_secrets(data))
+        hits = find_secrets(data)
         for hit in hits:
             line, column = line_and_column(data, hit.offset)
             yield ctx.finding(
