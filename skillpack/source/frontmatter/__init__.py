@@ -21,8 +21,9 @@ The package:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillpack._internal.canonical import JSONValue
-from skillpack.source.frontmatter.events import walk_events, yaml_events
 from skillpack.source.frontmatter.fastpath import fast_parse
 from skillpack.source.frontmatter.model import (
     AMBIGUOUS_SCALAR,
@@ -99,6 +100,20 @@ __all__ = [
 ]
 
 
+if TYPE_CHECKING:
+    from skillpack.source.frontmatter.events import walk_events, yaml_events
+
+
+def __getattr__(name: str) -> object:
+    """The event walk's names (:mod:`.events`), imported at their first use: most
+    frontmatter is read by the fast path, and a build's start-up need not load it."""
+    if name in ("walk_events", "yaml_events"):
+        from skillpack.source.frontmatter import events
+
+        return getattr(events, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def parse_yaml_subset(
     block: str, line_offset: int = 0, positions: dict[KeyPath, Position] | None = None
 ) -> JSONValue:
@@ -114,6 +129,8 @@ def parse_yaml_subset(
         if positions is not None:
             positions.update(found)
         return data
+    from skillpack.source.frontmatter.events import walk_events
+
     return walk_events(block, line_offset, positions)
 
 
