@@ -13,9 +13,9 @@ Blocks of ``M_MMAP_THRESHOLD`` bytes and more (128 KiB at first; glibc raises it
 such blocks are freed) are mapped from the system each time and unmapped when freed,
 so each one's pages fault in afresh (about 3 µs a page here): the lock and the index
 of a large build (a megabyte each, made in several steps), the archive's blocks.
-Taking blocks up to 32 MiB from the heap instead, which keeps what is freed, took a
-third of the faults out of rendering the lock and 13 ms (median) out of a build of
-1,000 skills.
+Taking blocks up to 32 MiB from the heap instead, which keeps what is freed, took half
+the faults out of rendering the lock and 13 ms (median) out of a build of 1,000
+skills.
 
 A process that ends without the interpreter's teardown (the command line's entry point,
 :func:`skillpack.__main__.main`) gets its memory back from the system at once; freeing
