@@ -96,15 +96,21 @@ def _plain_and_apart(paths: list[str]) -> bool:
     keys = joined.lower().split("\n")  # a plain path is ASCII: its collision key
     if len(set(keys)) != len(keys):
         return False
-    dirs: set[str] = set()  # every directory some path needs
-    for parent in {key[: key.rfind("/")] for key in keys if "/" in key}:
-        while parent not in dirs:
-            dirs.add(parent)
+    return directories(keys).isdisjoint(keys)
+
+
+def directories(paths: Iterable[str]) -> set[str]:
+    """Every directory that ``paths`` (``/``-separated, relative) lie in, each once,
+    ``a`` and ``a/b`` for ``a/b/c.md``; each directory's parents are looked at once."""
+    found: set[str] = set()
+    for parent in {path[: path.rfind("/")] for path in paths if "/" in path}:
+        while parent not in found:
+            found.add(parent)
             slash = parent.rfind("/")
             if slash < 0:
                 break
             parent = parent[:slash]
-    return dirs.isdisjoint(keys)
+    return found
 
 
 class PathProblem(NamedTuple):

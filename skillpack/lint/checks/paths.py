@@ -17,6 +17,7 @@ from skillpack.source.paths import (
     COLLISION,
     all_plain,
     collision_key,
+    directories,
     tree_problems,
     unsafe_published_path,
 )
@@ -77,12 +78,7 @@ def _plain_apart(rels: list[str]) -> bool:
     or of their directories fold to one path: a skill's usual case, told at once."""
     if all_plain(rels) is None:
         return not rels
-    paths = set(rels)
-    for rel in rels:
-        slash = rel.rfind("/")
-        while slash > 0 and rel[:slash] not in paths:
-            paths.add(rel[:slash])
-            slash = rel.rfind("/", 0, slash)
+    paths = directories(rels).union(rels)
     return len({path.lower() for path in paths}) == len(paths)
 
 
