@@ -29,8 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.actions import fetches, normal_path, ran_file
-from skillpack.scan.checksums import gated, verified
-from skillpack.scan.fetched import MAX_CANDIDATES, Fetched, checked_before
+from skillpack.scan.fetched import MAX_CANDIDATES, Fetched, checked
 from skillpack.scan.hosts import URL
 from skillpack.scan.shell import Command, ShellLine, joined, lines_holding, unquote
 
@@ -238,9 +237,7 @@ def _extraction_of(
             read = normal_path(target[0])
             if read not in (item.path, item.path.rsplit("/", 1)[-1]):
                 continue
-            if verified(gated(parsed, frame).get(index, set()), read) or checked_before(
-                text, markdown, read, item.end, span[0]
-            ):
+            if checked(text, markdown, item, parsed, frame, index, read, span[0]):
                 return None
             return Extraction(
                 target[1], item.path, item.line, item.command, span[1], span[0] + cmd.start

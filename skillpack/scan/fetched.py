@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from skillpack.scan.actions import fetch_outputs, fetches, named_file, ran_file
 from skillpack.scan.checksums import errexit_since, gated, gates_rest, plain_lines, verified
 from skillpack.scan.programs import SCRIPT_RUNNERS
-from skillpack.scan.shell import Head, ShellLine, joined, line_commands, lines_holding
+from skillpack.scan.shell import Frame, Head, ShellLine, joined, line_commands, lines_holding
 
 MAX_FETCHED = 64
 MAX_CANDIDATES = 256
@@ -83,10 +83,7 @@ def runs_fetched(
                         continue
                     ran = ran_file(parsed, cmd)
                     if ran and (item.path in (ran, ran.rsplit("/", 1)[-1]) or ran == name):
-                        if not (
-                            verified(gated(parsed, frame).get(index, set()), ran)
-                            or checked_before(text, markdown, ran, item.end, span[0])
-                        ):
+                        if not checked(text, markdown, item, parsed, frame, index, ran, span[0]):
                             yield span[0] + head.at, item
                         break
                 else:
@@ -94,7 +91,26 @@ def runs_fetched(
                 break
 
 
-def checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -> bool:
+def checked(
+    text: str,
+    markdown: bool,
+    item: Fetched,
+    parsed: ShellLine,
+    frame: Frame,
+    index: int,
+    path: str,
+    line_start: int,
+) -> bool:
+    """Whether command ``index`` of ``frame`` (on the logical line ``parsed``, which
+    starts at ``line_start``) uses ``path``, the fetched ``item``, only once a check of
+    its pinned digest passed: on its own line (:func:`~.checksums.gated`) or on a line
+    between the fetch and this one (:func:`_checked_before`)."""
+    return verified(gated(parsed, frame).get(index, set()), path) or _checked_before(
+        text, markdown, path, item.end, line_start
+    )
+
+
+def _checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -> bool:
     """Whether a logical line of ``text`` between ``start`` and ``end`` (after the fetch,
     before the run) checks ``ran`` against a pinned digest so that the lines after it
     run only if it passed (:func:`~.checksums.gates_rest`; ``set -e`` counts in a
