@@ -450,6 +450,45 @@ def test_metadata_entries_made_of_other_bytes_are_not_used(tmp_path: Path) -> No
     assert memory._kept is None
 
 
+def test_entries_made_ahead_are_placed_as_made(tmp_path: Path) -> None:
+    """When every file's entry was made ahead (a build's workers make them), the writer
+    only places them: the archive is the one it writes reading every file itself, and
+    the progress counts each file once, in order. One entry made at another time
+    stamp, and the files are read and compressed again, to the same archive."""
+    from skillpack.bundle.writer import PreparedEntry, archive_files, prepare_entry, write_bundle
+    from skillpack.bundle.zipformat import dos_datetime
+    from skillpack.content import TreeSource
+    from skillpack.lockfile.lock import render_lock
+    from skillpack.manifest import FileEntry
+    from skillpack.source.config import resolve_config
+    from skillpack.source.discovery import discover, file_paths
+    from skillpack.source.entries import build_manifest
+
+    project = make_project(tmp_path / "p")
+    tree = discover(resolve_config([project]))
+    manifest = build_manifest(tree)
+    lock = render_lock(manifest)
+    paths = file_paths(tree.skills)
+    source = TreeSource(manifest, paths)
+    files = archive_files(manifest)
+
+    def made(name: str, f: FileEntry, stamp: tuple[int, int]) -> PreparedEntry:
+        data = paths[f.uri].read_bytes()
+        return prepare_entry(name, data, f.executable, "deflate", stamp, f.digest)
+
+    ahead = {name: made(name, f, dos_datetime(0)) for name, f in files}
+    stale = {**ahead, files[0][0]: made(*files[0], (0, 33))}
+    written = []
+    for prepared in (None, ahead, stale):
+        out, counted = io.BytesIO(), []
+        progress = counted.append
+        write_bundle(out, manifest, lock, source, epoch=0, prepared=prepared,
+                     progress=lambda done, total, seen=progress: seen((done, total)))  # fmt: skip
+        assert counted == [(i, len(files)) for i in range(1, len(files) + 1)]
+        written.append(out.getvalue())
+    assert written[1] == written[0] and written[2] == written[0]
+
+
 def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> None:
     """Files the writer reads again (over 1 MiB, or past the memory budget) are checked
     against the manifest: a change since hashing stops the build with BLD001, naming the

@@ -35,11 +35,10 @@ import threading
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from operator import itemgetter
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from skillpack._internal.pickling import ByFields
 from skillpack.bundle import INDEX_ENTRY, LOCK_ENTRY, ZIP_COMMENT
@@ -66,6 +65,12 @@ from skillpack.errors import SkillpackError
 from skillpack.lockfile.index import index_bytes
 from skillpack.manifest import FileEntry, Manifest
 from skillpack.source.paths import CLASH, COLLISION, tree_problems
+
+# a thread pool only for a write that reads and compresses files itself: a build's
+# workers prepare every entry ahead, and its start-up does without the import (and
+# the logging it imports)
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 Compression = Literal["deflate", "stored"]
 COMPRESSIONS: tuple[Compression, ...] = ("deflate", "stored")
@@ -184,20 +189,30 @@ def prepare_entry(
     return PreparedEntry(raw_name, central[:_CENTRAL_HEAD], record, digest)
 
 
-def _started(make: Callable[[], PreparedEntry]) -> tuple[Future[PreparedEntry], threading.Thread]:
-    """``make()`` run on a thread of its own (a daemon: one left running never holds
-    the process up): the future of its result or exception, and the thread."""
-    future: Future[PreparedEntry] = Future()
+class _Started:
+    """``make()`` running on a thread of its own (a daemon: one left running never holds
+    the process up); :meth:`result` waits for it and gives its entry, or raises what
+    it raised."""
 
-    def run() -> None:
+    def __init__(self, make: Callable[[], PreparedEntry]) -> None:
+        self._make = make
+        self._entry: PreparedEntry | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="skillpack-metadata", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
         try:
-            future.set_result(make())
+            self._entry = self._make()
         except BaseException as exc:  # handed to whoever waits for the result
-            future.set_exception(exc)
+            self._error = exc
 
-    thread = threading.Thread(target=run, name="skillpack-metadata", daemon=True)
-    thread.start()
-    return future, thread
+    def result(self) -> PreparedEntry:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._entry is not None  # set by _run when it raised nothing
+        return self._entry
 
 
 class MetadataEntries:
@@ -213,16 +228,14 @@ class MetadataEntries:
     ) -> None:
         self.made_of = (lock, index, compression, stamp)
         self._jobs = [
-            _started(partial(prepare_entry, name, data, False, compression, stamp))
+            _Started(partial(prepare_entry, name, data, False, compression, stamp))
             for name, data in ((INDEX_ENTRY, index), (LOCK_ENTRY, lock))
         ]
 
     def entries(self) -> list[PreparedEntry]:
         """The lock's entry and the index's, once made (raises what making them raised),
         their threads ended (a process ends at once only when no other thread runs)."""
-        index, lock = (job.result() for job, _ in self._jobs)
-        for _, thread in self._jobs:
-            thread.join()
+        index, lock = (job.result() for job in self._jobs)
         return [lock, index]
 
 
@@ -269,6 +282,20 @@ def _batches(files: list[tuple[str, FileEntry]]) -> Iterator[list[tuple[str, Fil
             batch, size = [], 0
     if batch:
         yield batch
+
+
+def _made_ahead(
+    files: list[tuple[str, FileEntry]], ready: Mapping[str, PreparedEntry], stamp: tuple[int, int]
+) -> list[PreparedEntry] | None:
+    """The entries of ``files`` in order when ``ready`` holds each one, made of the
+    manifest's bytes (its digest) at ``stamp``; else None."""
+    made: list[PreparedEntry] = []
+    for name, entry in files:
+        item = ready.get(name)
+        if item is None or item.digest != entry.digest or item.stamp != stamp:
+            return None
+        made.append(item)
+    return made
 
 
 def _prepared_blocks(
@@ -358,21 +385,31 @@ def write_bundle(
     if metadata is None or metadata.made_of != (lock_bytes, index, compression, stamp):
         # compressed on threads of their own while the file list is made
         metadata = MetadataEntries(lock_bytes, index, compression, stamp)
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
-        files = archive_files(manifest)
-        if len(files) + 2 > MAX_ENTRIES:
-            raise BuildError(
-                "BLD005", f"{len(files)} files: bundle format 1 holds at most {MAX_ENTRIES - 2}"
-            )
-        add(_block(metadata.entries()))
-        done = 0
-        ready = prepared or {}
-        for block in _prepared_blocks(pool, files, source, compression, stamp, ready):
-            add(block)
+    files = archive_files(manifest)
+    if len(files) + 2 > MAX_ENTRIES:
+        raise BuildError(
+            "BLD005", f"{len(files)} files: bundle format 1 holds at most {MAX_ENTRIES - 2}"
+        )
+    ready = prepared or {}
+    made = _made_ahead(files, ready, stamp)
+    add(_block(metadata.entries()))
+    if made is not None:  # a build's workers made every entry: they are only placed
+        for start in range(0, len(made), _BATCH_FILES):
+            add(_block(made[start : start + _BATCH_FILES]))
             if progress is not None:
-                for _ in block.entries:
-                    done += 1
+                for done in range(start + 1, min(start + _BATCH_FILES, len(made)) + 1):
                     progress(done, len(files))
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="skillpack-build") as pool:
+            done = 0
+            for block in _prepared_blocks(pool, files, source, compression, stamp, ready):
+                add(block)
+                if progress is not None:
+                    for _ in block.entries:
+                        done += 1
+                        progress(done, len(files))
     cd_offset = out.offset
     if cd_offset > MAX_OFFSET:
         raise BuildError("BLD005", "bundle format 1 archives must stay under 4 GiB")
