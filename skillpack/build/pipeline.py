@@ -120,7 +120,7 @@ class PassState:
     (nested skills share their parents' files)."""
 
     budget: int
-    digests: dict[Path, tuple[str, int]] = field(default_factory=dict)
+    digests: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def process_skill(plan: Plan, skill: SourceSkill, state: PassState) -> SkillResult:

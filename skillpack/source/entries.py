@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillpack._internal.canonical import JSONValue
@@ -74,13 +73,14 @@ def read_file(f: SourceFile) -> bytes:
 
 def build_skill_entry(
     skill: SourceSkill,
-    digests: dict[Path, tuple[str, int]],
+    digests: dict[str, tuple[str, int]],
     skill_md: tuple[bytes, dict[str, JSONValue]] | None = None,
     *,
     read: Reader = read_file,
     contents: dict[str, bytes] | None = None,
 ) -> SkillEntry:
-    """The entry of ``skill``: every file hashed (``digests`` caches them by path), the
+    """The entry of ``skill``: every file hashed (``digests`` caches them by path, as a
+    string: a new ``Path`` costs more to hash than to print, and opening it prints it), the
     ``SKILL.md`` frontmatter read strictly. ``skill_md``: its bytes and frontmatter when
     the caller has read and parsed them already (the lint checks have). ``contents``, when
     given, receives the bytes of every file hashed here that was read whole (by path
@@ -89,19 +89,20 @@ def build_skill_entry(
     frontmatter: dict[str, JSONValue] | None = None
     for sf in skill.files:
         data: bytes | None = None
+        where = str(sf.path)
         if sf.rel == SKILL_MD:
             data, frontmatter = skill_md or _read_skill_md(skill, sf, read)
             digest, size = sha256_digest(data), len(data)
-            digests[sf.path] = (digest, size)
-        elif sf.path in digests:
-            digest, size = digests[sf.path]
+            digests[where] = (digest, size)
+        elif where in digests:
+            digest, size = digests[where]
         else:
             if sf.size <= WHOLE_READ_MAX:
                 data = read(sf)
                 digest, size = sha256_digest(data), len(data)
             else:
                 digest, size = file_digest(sf.path)
-            digests[sf.path] = (digest, size)
+            digests[where] = (digest, size)
         if contents is not None and data is not None:
             contents[sf.rel] = data
         files.append(FileEntry(sf.rel, file_uri(skill.skill_path, sf.rel), size, digest,
@@ -123,7 +124,7 @@ def build_manifest(tree: SourceTree, skills: Iterable[SourceSkill] | None = None
     ``skills``), in this process; the first error met is raised. (lint, lock, build and
     ``serve DIR`` make their entries in the pass of :mod:`skillpack.build.pipeline`,
     shared by forked workers on large trees, each file read once for all they need.)"""
-    digests: dict[Path, tuple[str, int]] = {}
+    digests: dict[str, tuple[str, int]] = {}
     chosen = tree.skills if skills is None else skills
     entries = tuple(build_skill_entry(skill, digests) for skill in chosen)
     return Manifest(tree.config.name, tree.config.version, entries)
