@@ -22,6 +22,7 @@ from skillpack.source.discovery import (
     SPLIT_MIN_ENTRIES,
     SourceTree,
     _NamePatterns,
+    _sorted_entries,
     discover,
     gitignore_spec,
     skills_for_paths,
@@ -421,3 +422,25 @@ def test_meanwhile_runs_once_while_forked_walkers_walk(tmp_path: Path) -> None:
     assert calls == [os.getpid()]
     assert shared == discover(config, jobs=1, meanwhile=lambda: calls.append(0))
     assert calls == [os.getpid()]
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        [b"b", b"a", b"Z", b"_x", b"a-b", b"a.b", b"a0"],  # ASCII: sorted as strings
+        # not ASCII: UTF-8 of several lengths, and bytes that are not UTF-8 (surrogate
+        # escapes, which sort apart from their bytes as strings: U+DCFF after U+00E9)
+        [b"z", "\u00e9".encode(), "\uffe0".encode(), "\U0001f600".encode(), b"\xff", b"\xc3"],
+    ],
+)
+def test_a_directory_is_walked_in_the_byte_order_of_its_names(
+    tmp_path: Path, names: list[bytes]
+) -> None:
+    """Each directory's entries are walked in the byte order of their names, whatever
+    they are (the shortcut for ASCII names sorts them as strings)."""
+    for name in names:
+        with open(os.path.join(os.fsencode(tmp_path), name), "wb"):
+            pass
+    with os.scandir(tmp_path) as it:
+        walked = [os.fsencode(entry.name) for entry in _sorted_entries(it)]
+    assert walked == sorted(names)

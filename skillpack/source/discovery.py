@@ -38,6 +38,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -124,6 +125,19 @@ class SourceTree:
 
 def _sort_key(entry: os.DirEntry[str]) -> bytes:
     return os.fsencode(entry.name)
+
+
+_by_name = attrgetter("name")
+
+
+def _sorted_entries(entries: Iterable[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
+    """``entries`` in the byte order of their names. ASCII names (the usual case) sort
+    so as strings, without encoding each; any other name (a name's surrogate escapes,
+    made of bytes that are not UTF-8, sort apart from its bytes) sorts them by bytes."""
+    found = sorted(entries, key=_by_name)
+    if not all(entry.name.isascii() for entry in found):
+        found.sort(key=_sort_key)
+    return found
 
 
 if sys.version_info < (3, 12) and hasattr(Path, "_make_child_relpath"):
@@ -371,7 +385,7 @@ class _Walker:
         directory = str(here)
         try:
             with os.scandir(directory) as it:
-                entries = sorted(it, key=_sort_key)
+                entries = _sorted_entries(it)
         except OSError as exc:
             self._report(active, here, rel, SKIP_UNREADABLE, str(exc.strerror or exc))
             return
