@@ -33,10 +33,12 @@ class RunContext:
     options: LintOptions
     #: the paths the run was asked about (None: the whole tree)
     paths: tuple[Path, ...] | None = None
-    #: files already scanned for content (nested skills share their files with parents)
-    scanned: set[Path] = field(default_factory=set)
+    #: files already scanned for content (nested skills share their files with parents),
+    #: by their paths' strings (a new ``Path`` costs more to hash than to print, and
+    #: reading the file prints it)
+    scanned: set[str] = field(default_factory=set)
     #: files already checked to be readable (the same)
-    opened: set[Path] = field(default_factory=set)
+    opened: set[str] = field(default_factory=set)
     #: the bytes of the nested skills' SKILL.md read as their parents' files, for the
     #: nested skills' own checks (no file is read twice)
     nested_skill_mds: dict[Path, bytes] = field(default_factory=dict)
@@ -102,7 +104,7 @@ class SkillContext:
     def __init__(self, run: RunContext, skill: SourceSkill) -> None:
         self.run = run
         self.skill = skill
-        self._kept: dict[Path, bytes] = {}
+        self._kept: dict[str, bytes] = {}  #: by the file's path in the skill
 
     def read(self, f: SourceFile) -> bytes:
         """The bytes of one of the skill's files, read once for the checks and the
@@ -113,11 +115,11 @@ class SkillContext:
             if isinstance(raw, OSError):
                 raise raw
             return raw
-        data = self._kept.get(f.path)
+        data = self._kept.get(f.rel)
         if data is None:
             data = read_file(f)
             if len(data) <= WHOLE_READ_MAX:
-                self._kept[f.path] = data
+                self._kept[f.rel] = data
                 if f.rel.endswith("/" + SKILL_MD):  # a nested skill's, read by its parent
                     self.run.nested_skill_mds[f.path] = data
         return data

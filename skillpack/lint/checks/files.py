@@ -142,9 +142,10 @@ def unreadable_files(ctx: SkillContext) -> Iterator[Finding]:
     is only opened."""
     opened = ctx.run.opened
     for f in ctx.skill.files:
-        if f.rel == SKILL_MD or f.path in opened:
+        where = str(f.path)
+        if f.rel == SKILL_MD or where in opened:
             continue  # frontmatter_block reports SKILL.md; a parent checked a nested file
-        opened.add(f.path)
+        opened.add(where)
         try:
             if f.size <= WHOLE_READ_MAX:
                 ctx.read(f)
@@ -168,9 +169,10 @@ def contents(ctx: SkillContext) -> Iterator[Finding]:
     want_secrets = "SP305" in enabled
     want_scan = not enabled.isdisjoint(SCAN_CODES)
     for f in ctx.skill.files:
-        if f.path in scanned:
+        where = str(f.path)
+        if where in scanned:
             continue
-        scanned.add(f.path)
+        scanned.add(where)
         name = f.rel.rpartition("/")[2]  # the file's name, without parsing its path
         label = None
         if want_secrets:
