@@ -489,6 +489,29 @@ def test_entries_made_ahead_are_placed_as_made(tmp_path: Path) -> None:
     assert written[1] == written[0] and written[2] == written[0]
 
 
+def test_the_writer_judges_the_names_not_judged_before() -> None:
+    """The writer refuses entry names that land on one file on macOS and Windows
+    (BLD003) unless every name is among names already found safe together (a build's
+    gate judged its tree's: SP207, SP210); names judged in part are judged again."""
+    from skillpack.bundle.writer import BuildError, archive_files
+    from skillpack.manifest import FileEntry, Manifest, SkillEntry
+
+    def manifest(*paths: str) -> Manifest:
+        files = tuple(FileEntry(p, f"skill://s/{p}", 1, "sha256:" + "0" * 64) for p in paths)
+        return Manifest("n", "1.0.0", (SkillEntry("s", "skill://s/SKILL.md", {}, files),))
+
+    safe = manifest("SKILL.md", "b.md", "a.md")
+    expected = [("s/SKILL.md", safe.skills[0].files[0]), ("s/a.md", safe.skills[0].files[2]),
+                ("s/b.md", safe.skills[0].files[1])]  # fmt: skip
+    assert archive_files(safe) == expected
+    assert archive_files(safe, {"s/SKILL.md", "s/a.md", "s/b.md", "s/c.md"}) == expected
+    colliding = manifest("SKILL.md", "a.md", "A.md")
+    for judged in (None, {"s/SKILL.md", "s/a.md"}, set()):
+        with pytest.raises(BuildError) as caught:
+            archive_files(colliding, judged)
+        assert caught.value.code == "BLD003" and "s/A.md and s/a.md" in caught.value.message
+
+
 def test_a_file_changed_after_it_was_hashed_is_not_archived(tmp_path: Path) -> None:
     """Files the writer reads again (over 1 MiB, or past the memory budget) are checked
     against the manifest: a change since hashing stops the build with BLD001, naming the

@@ -197,6 +197,7 @@ def build(
                 prepared=done.entries,
                 index=done.index,
                 metadata=done.metadata,
+                judged=done.judged,
             )
         if lock is not None:
             lock.stage_bytes(lock_bytes)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -397,6 +398,8 @@ class Pass:
     entries: dict[str, PreparedEntry]  #: archive entries made already, by name
     metadata: MetadataEntries  #: the archive's lock and index entries, being made
     source: ContentSource  #: every file's bytes: kept ones from memory, others from disk
+    #: the tree's archive entry names, when the gate found them safe together
+    judged: AbstractSet[str] | None = None
 
 
 def one_pass(
@@ -433,4 +436,6 @@ def one_pass(
         entries.update(result.entries)
         kept.update(result.kept)
     rest = TreeSource(manifest, lambda: file_paths(skills))
-    return Pass(manifest, lock, index, entries, metadata, KeptSource(kept, rest))
+    # the gate's check of the entry names (SP207, SP210) is the writer's judgement too
+    judged = None if run.context.entry_problems else run.context.entry_names.keys()
+    return Pass(manifest, lock, index, entries, metadata, KeptSource(kept, rest), judged)

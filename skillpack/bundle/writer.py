@@ -35,6 +35,7 @@ import threading
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import partial
 from operator import itemgetter
@@ -135,12 +136,19 @@ def archive_name(skill_path: str, file: FileEntry) -> str:
     return f"{skill_path}/{file.path}"
 
 
-def archive_files(manifest: Manifest) -> list[tuple[str, FileEntry]]:
+def archive_files(
+    manifest: Manifest, judged: AbstractSet[str] | None = None
+) -> list[tuple[str, FileEntry]]:
     """Every file once, as (entry name, entry), sorted by name bytes; refuses names a
-    reader would refuse."""
+    reader would refuse. ``judged``: entry names in which
+    :func:`~skillpack.source.paths.tree_problems` found nothing already (a build's lint
+    run judged its tree's); names all among them need no judging again, since no part of
+    a tree without a problem has one."""
     by_name: dict[str, FileEntry] = {}
     for skill, f in manifest.files():
         by_name.setdefault(archive_name(skill.skill_path, f), f)
+    if judged is not None and by_name.keys() <= judged:
+        return sorted(by_name.items(), key=itemgetter(0))
     for problem in tree_problems(by_name):
         if problem.kind == COLLISION:
             raise BuildError(
@@ -347,6 +355,7 @@ def write_bundle(
     prepared: Mapping[str, PreparedEntry] | None = None,
     index: bytes | None = None,
     metadata: MetadataEntries | None = None,
+    judged: AbstractSet[str] | None = None,
 ) -> WriteResult:
     """Write the bundle of ``manifest`` to ``fh``. ``prepared``: entries already made (by
     :func:`prepare_entry`, with ``compression`` and ``epoch``'s stamp) by entry name,
@@ -355,7 +364,8 @@ def write_bundle(
     changed). ``index``: the index bytes of ``manifest`` and ``lock_bytes``, when made
     already (:func:`skillpack.lockfile.lock.render_lock_and_index`). ``metadata``: the
     metadata entries being made already, used when made of this lock and index with
-    ``compression`` and ``epoch``'s stamp. ``progress(done, total)`` is called after each
+    ``compression`` and ``epoch``'s stamp. ``judged``: entry names found safe together
+    already (see :func:`archive_files`). ``progress(done, total)`` is called after each
     file."""
     if compression not in COMPRESSIONS:
         raise BuildError("BLD004", f"unknown compression {compression!r} (use deflate or stored)")
@@ -385,7 +395,7 @@ def write_bundle(
     if metadata is None or metadata.made_of != (lock_bytes, index, compression, stamp):
         # compressed on threads of their own while the file list is made
         metadata = MetadataEntries(lock_bytes, index, compression, stamp)
-    files = archive_files(manifest)
+    files = archive_files(manifest, judged)
     if len(files) + 2 > MAX_ENTRIES:
         raise BuildError(
             "BLD005", f"{len(files)} files: bundle format 1 holds at most {MAX_ENTRIES - 2}"

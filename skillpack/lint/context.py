@@ -22,6 +22,7 @@ from skillpack.source.frontmatter import (
     parse_skill_md,
     split_frontmatter,
 )
+from skillpack.source.paths import PathProblem, tree_problems
 
 
 @dataclass
@@ -43,6 +44,23 @@ class RunContext:
     #: nested skills' own checks (no file is read twice)
     nested_skill_mds: dict[Path, bytes] = field(default_factory=dict)
     _published: dict[str, list[tuple[SourceSkill, str]]] | None = field(default=None, repr=False)
+
+    @cached_property
+    def entry_names(self) -> dict[str, tuple[str, Path]]:
+        """The archive entry name of every file of the tree (``<skill path>/<path in the
+        skill>``), each with the first skill publishing it and the file on disk."""
+        owner: dict[str, tuple[str, Path]] = {}
+        for skill in self.tree.skills:
+            for f in skill.files:
+                owner.setdefault(f"{skill.skill_path}/{f.rel}", (skill.skill_path, f.path))
+        return owner
+
+    @cached_property
+    def entry_problems(self) -> list[PathProblem]:
+        """What the bundle writer refuses in :attr:`entry_names`, judged once for the
+        run's check of them (SP207, SP210) and for the build that writes them
+        (:func:`~skillpack.source.paths.tree_problems`)."""
+        return list(tree_problems(self.entry_names))
 
     def published_as(self, path: Path | str) -> list[tuple[SourceSkill, str]]:
         """The skills of the tree that publish the file at ``path`` (absolute, normalized),

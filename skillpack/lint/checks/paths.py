@@ -5,7 +5,6 @@ from __future__ import annotations
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
-from pathlib import Path
 
 from skillpack._internal.uri import encode_segment, is_valid_authority, is_valid_segment
 from skillpack.lint.checks.registry import skill_check, tree_check
@@ -18,7 +17,6 @@ from skillpack.source.paths import (
     all_plain,
     collision_key,
     directories,
-    tree_problems,
     unsafe_published_path,
 )
 
@@ -151,19 +149,20 @@ def skill_names(run: RunContext) -> Iterator[Finding]:
 @tree_check("SP207", "SP210")
 def published_paths(run: RunContext) -> Iterator[Finding]:
     """The archive entry names of the whole tree, judged as the bundle writer judges them
-    (:func:`~skillpack.source.paths.tree_problems`): a path the format refuses (SP210,
-    the writer's BLD002), and paths of different skills that collide or clash (SP207,
-    its BLD003; those of one skill, and skill paths that collide, are reported by the
-    checks above)."""
-    owner: dict[str, tuple[str, Path]] = {}  # entry name -> (skill path, file on disk)
+    (:attr:`RunContext.entry_problems`, which a build hands to its writer): a path the
+    format refuses (SP210, the writer's BLD002), and paths of different skills that
+    collide or clash (SP207, its BLD003; those of one skill, and skill paths that
+    collide, are reported by the checks above)."""
+    problems = run.entry_problems
+    if not problems:
+        return
+    owner = run.entry_names  # entry name -> (skill path, file on disk)
     publishers: dict[str, set[str]] = {}  # entry name -> the skills publishing it
     for skill in run.tree.skills:
         for f in skill.files:
-            name = f"{skill.skill_path}/{f.rel}"
-            owner.setdefault(name, (skill.skill_path, f.path))
-            publishers.setdefault(name, set()).add(skill.skill_path)
+            publishers.setdefault(f"{skill.skill_path}/{f.rel}", set()).add(skill.skill_path)
     selected = {skill.skill_path for skill in run.selected}
-    for problem in tree_problems(owner):
+    for problem in problems:
         skill_path, path = owner[problem.path]
         if skill_path not in selected:
             continue
