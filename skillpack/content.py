@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from skillpack.errors import EXIT_FINDINGS, SkillpackError
 from skillpack.manifest import FileEntry, Manifest
 
-if TYPE_CHECKING:  # discovery (and pathspec) stay off the serve path
-    pass
+if TYPE_CHECKING:
+    from os import PathLike
 
 
 class IntegrityError(SkillpackError):
@@ -60,7 +59,9 @@ class TreeSource:
     files a build reads again)."""
 
     def __init__(
-        self, manifest: Manifest, paths: Mapping[str, Path] | Callable[[], Mapping[str, Path]]
+        self,
+        manifest: Manifest,
+        paths: Mapping[str, str | PathLike[str]] | Callable[[], Mapping[str, str | PathLike[str]]],
     ) -> None:
         """``paths``: where each URI's file is, or how to make that mapping (made at the
         first read: a build reads files again only past what it kept, mostly none)."""

@@ -473,7 +473,7 @@ def test_entries_made_ahead_are_placed_as_made(tmp_path: Path) -> None:
     files = archive_files(manifest)
 
     def made(name: str, f: FileEntry, stamp: tuple[int, int]) -> PreparedEntry:
-        data = paths[f.uri].read_bytes()
+        data = Path(paths[f.uri]).read_bytes()
         return prepare_entry(name, data, f.executable, "deflate", stamp, f.digest)
 
     ahead = {name: made(name, f, dos_datetime(0)) for name, f in files}

@@ -35,24 +35,23 @@ class RunContext:
     #: the paths the run was asked about (None: the whole tree)
     paths: tuple[Path, ...] | None = None
     #: files already scanned for content (nested skills share their files with parents),
-    #: by their paths' strings (a new ``Path`` costs more to hash than to print, and
-    #: reading the file prints it)
+    #: by path (:attr:`~skillpack.source.discovery.SourceFile.where`)
     scanned: set[str] = field(default_factory=set)
     #: files already checked to be readable (the same)
     opened: set[str] = field(default_factory=set)
     #: the bytes of the nested skills' SKILL.md read as their parents' files, for the
     #: nested skills' own checks (no file is read twice)
-    nested_skill_mds: dict[Path, bytes] = field(default_factory=dict)
+    nested_skill_mds: dict[str, bytes] = field(default_factory=dict)
     _published: dict[str, list[tuple[SourceSkill, str]]] | None = field(default=None, repr=False)
 
     @cached_property
-    def entry_names(self) -> dict[str, tuple[str, Path]]:
+    def entry_names(self) -> dict[str, tuple[str, SourceFile]]:
         """The archive entry name of every file of the tree (``<skill path>/<path in the
-        skill>``), each with the first skill publishing it and the file on disk."""
-        owner: dict[str, tuple[str, Path]] = {}
+        skill>``), each with the first skill publishing it and the file."""
+        owner: dict[str, tuple[str, SourceFile]] = {}
         for skill in self.tree.skills:
             for f in skill.files:
-                owner.setdefault(f"{skill.skill_path}/{f.rel}", (skill.skill_path, f.path))
+                owner.setdefault(f"{skill.skill_path}/{f.rel}", (skill.skill_path, f))
         return owner
 
     @cached_property
@@ -79,7 +78,7 @@ class RunContext:
             published: dict[str, list[tuple[SourceSkill, str]]] = {}
             for skill in self.tree.skills:
                 for f in skill.files:
-                    published.setdefault(str(f.path), []).append((skill, f.rel))
+                    published.setdefault(f.where, []).append((skill, f.rel))
             self._published = published
         found = list(self._published.get(str(path), []))
         for skill in self.tree.skills:
@@ -105,7 +104,7 @@ class RunContext:
             )
             if any(part.startswith(".") for part in rel.split("/") if part):
                 continue
-            if not skill.complete or any(str(f.path).startswith(below) for f in skill.files):
+            if not skill.complete or any(f.where.startswith(below) for f in skill.files):
                 found.append((skill, rel))
         return found
 
@@ -139,7 +138,7 @@ class SkillContext:
             if len(data) <= WHOLE_READ_MAX:
                 self._kept[f.rel] = data
                 if f.rel.endswith("/" + SKILL_MD):  # a nested skill's, read by its parent
-                    self.run.nested_skill_mds[f.path] = data
+                    self.run.nested_skill_mds[f.where] = data
         return data
 
     def finding(
@@ -164,7 +163,7 @@ class SkillContext:
         try:
             for f in self.skill.files:
                 if f.rel == SKILL_MD:
-                    kept = self.run.nested_skill_mds.pop(f.path, None)
+                    kept = self.run.nested_skill_mds.pop(f.where, None)
                     return read_file(f) if kept is None else kept
             return self.skill.skill_md.read_bytes()
         except OSError as exc:

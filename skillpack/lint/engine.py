@@ -4,7 +4,6 @@ run's result."""
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -151,7 +150,7 @@ def _files(skills: Sequence[SourceSkill]) -> int:
     paths another process walked costs 5 ms a 1,000-skill tree)."""
     if all(skill.parent is None for skill in skills):
         return sum(len(skill.files) for skill in skills)
-    return len({os.fspath(f.path) for skill in skills for f in skill.files})
+    return len({f.where for skill in skills for f in skill.files})
 
 
 def _finish(raw: Iterable[Finding], options: LintOptions) -> tuple[Finding, ...]:

@@ -62,10 +62,17 @@ class SourceFile:
     """A regular file a skill publishes."""
 
     rel: str  #: path relative to the skill directory, ``/``-separated
-    path: Path  #: absolute path on disk
+    #: absolute path on disk, as a string (what opening the file and keying it by path
+    #: need: a build of 1,000 skills never makes a ``Path`` of a file; :attr:`path`)
+    where: str
     size: int
     mode: int  #: ``st_mode``
     nlink: int
+
+    @property
+    def path(self) -> Path:
+        """The absolute path on disk (made at each call: for messages, not loops)."""
+        return Path(self.where)
 
     @property
     def executable(self) -> bool:
@@ -468,10 +475,10 @@ class _Walker:
                 continue
             if ignores.excluded(child_rel, is_dir=False) or ignores.not_included(child_rel):
                 continue
-            path = _child(here, entry.name)
+            where = entry.path  # made by the listing: the directory's path and the name
             for skill, offset in zip(active, offsets, strict=True):
                 skill.files.append(
-                    SourceFile(child_rel[offset:], path, st.st_size, mode, st.st_nlink)
+                    SourceFile(child_rel[offset:], where, st.st_size, mode, st.st_nlink)
                 )
         if pushed_ignore:
             self.ignores.local.pop()
@@ -635,26 +642,24 @@ def _pack(found: _Found) -> _Packed:
     )  # fmt: skip
 
 
+def _native(rel: str) -> str:
+    """A ``/``-separated relative path with the system's separators."""
+    return rel if os.sep == "/" else rel.replace("/", os.sep)
+
+
 def _unpack(packed: _Packed, root: Root) -> _Found:
     """The objects :func:`_pack` was given (skills of ``root``), equal to them: each
-    file's path is made from its skill's directory one part at a time (as the walk
-    makes it)."""
+    file's path is its skill's directory and its ``rel``, joined as the walk's listing
+    joins a directory and a name."""
     skills: list[SourceSkill] = []
     for skill_path, directory, parent, complete, files, skipped in packed[0]:
-        here = Path(directory)
-        dirs: dict[str, Path] = {"": here}
-        made: list[SourceFile] = []
-        for rel, size, mode, nlink in files:
-            head, _, name = rel.rpartition("/")
-            folder = dirs.get(head)
-            if folder is None:
-                folder = here
-                for part in head.split("/"):
-                    folder = _child(folder, part)
-                dirs[head] = folder
-            made.append(SourceFile(rel, _child(folder, name), size, mode, nlink))
+        below = directory if directory.endswith(os.sep) else directory + os.sep
+        made = [
+            SourceFile(rel, below + _native(rel), size, mode, nlink)
+            for rel, size, mode, nlink in files
+        ]
         skills.append(
-            SourceSkill(skill_path, here, root, made,
+            SourceSkill(skill_path, Path(directory), root, made,
                         [Skipped(r, Path(p), k, d) for r, p, k, d in skipped], parent, complete)
         )  # fmt: skip
     return _Found(skills, [Skipped(r, Path(p), k, d) for r, p, k, d in packed[1]])
@@ -868,10 +873,10 @@ def _discover(
     return SourceTree(config, walker.skills, walker.problems, roots)
 
 
-def file_paths(skills: Iterable[SourceSkill]) -> dict[str, Path]:
-    """Where each file of ``skills`` is on disk, by URI (for a
+def file_paths(skills: Iterable[SourceSkill]) -> dict[str, str]:
+    """Where each file of ``skills`` is on disk (:attr:`SourceFile.where`), by URI (for a
     :class:`~skillpack.content.TreeSource`)."""
-    return {skill.uri(f.rel): f.path for skill in skills for f in skill.files}
+    return {skill.uri(f.rel): f.where for skill in skills for f in skill.files}
 
 
 def is_within(path: Path | str, directory: Path | str) -> bool:

@@ -56,7 +56,7 @@ Reader = Callable[["SourceFile"], bytes]
 def read_file(f: SourceFile) -> bytes:
     """The whole of ``f``: one ``read`` call when it still has the size discovery saw,
     more until the end of the file when it does not."""
-    fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    fd = os.open(f.where, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     try:
         want = f.size + 1
         data = os.read(fd, want)
@@ -79,8 +79,8 @@ def build_skill_entry(
     read: Reader = read_file,
     contents: dict[str, bytes] | None = None,
 ) -> SkillEntry:
-    """The entry of ``skill``: every file hashed (``digests`` caches them by path, as a
-    string: a new ``Path`` costs more to hash than to print, and opening it prints it), the
+    """The entry of ``skill``: every file hashed (``digests`` caches them by path:
+    :attr:`~skillpack.source.discovery.SourceFile.where`), the
     ``SKILL.md`` frontmatter read strictly. ``skill_md``: its bytes and frontmatter when
     the caller has read and parsed them already (the lint checks have). ``contents``, when
     given, receives the bytes of every file hashed here that was read whole (by path
@@ -89,7 +89,7 @@ def build_skill_entry(
     frontmatter: dict[str, JSONValue] | None = None
     for sf in skill.files:
         data: bytes | None = None
-        where = str(sf.path)
+        where = sf.where
         if sf.rel == SKILL_MD:
             data, frontmatter = skill_md or _read_skill_md(skill, sf, read)
             digest, size = sha256_digest(data), len(data)

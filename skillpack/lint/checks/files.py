@@ -142,7 +142,7 @@ def unreadable_files(ctx: SkillContext) -> Iterator[Finding]:
     is only opened."""
     opened = ctx.run.opened
     for f in ctx.skill.files:
-        where = str(f.path)
+        where = f.where
         if f.rel == SKILL_MD or where in opened:
             continue  # frontmatter_block reports SKILL.md; a parent checked a nested file
         opened.add(where)
@@ -150,7 +150,7 @@ def unreadable_files(ctx: SkillContext) -> Iterator[Finding]:
             if f.size <= WHOLE_READ_MAX:
                 ctx.read(f)
             else:
-                os.close(os.open(f.path, os.O_RDONLY | getattr(os, "O_BINARY", 0)))
+                os.close(os.open(where, os.O_RDONLY | getattr(os, "O_BINARY", 0)))
         except OSError as exc:
             yield ctx.finding(
                 "SP306",
@@ -169,7 +169,7 @@ def contents(ctx: SkillContext) -> Iterator[Finding]:
     want_secrets = "SP305" in enabled
     want_scan = not enabled.isdisjoint(SCAN_CODES)
     for f in ctx.skill.files:
-        where = str(f.path)
+        where = f.where
         if where in scanned:
             continue
         scanned.add(where)

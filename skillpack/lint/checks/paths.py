@@ -156,14 +156,15 @@ def published_paths(run: RunContext) -> Iterator[Finding]:
     problems = run.entry_problems
     if not problems:
         return
-    owner = run.entry_names  # entry name -> (skill path, file on disk)
+    owner = run.entry_names  # entry name -> (skill path, file)
     publishers: dict[str, set[str]] = {}  # entry name -> the skills publishing it
     for skill in run.tree.skills:
         for f in skill.files:
             publishers.setdefault(f"{skill.skill_path}/{f.rel}", set()).add(skill.skill_path)
     selected = {skill.skill_path for skill in run.selected}
     for problem in problems:
-        skill_path, path = owner[problem.path]
+        skill_path, published = owner[problem.path]
+        path = published.path
         if skill_path not in selected:
             continue
         if problem.kind not in (COLLISION, CLASH):
