@@ -84,6 +84,32 @@ def test_first_is_this_process_own_work_while_the_children_claim_ranges() -> Non
     assert log == ["first", "work"]
 
 
+def test_a_childs_results_are_received_here_as_they_come() -> None:
+    """received() makes what this process keeps of each result a child sent, here, as
+    it reads it (some between this process's own ranges); its own results stay as its
+    work made them; all in range order."""
+    parent = os.getpid()
+    seen: list[int] = []
+
+    def work(start: int, stop: int) -> list[tuple[int, int]]:
+        if os.getpid() == parent:
+            time.sleep(0.002)  # so that the child's results come in meanwhile
+        return [(i, os.getpid()) for i in range(start, stop)]
+
+    def received(part: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        assert os.getpid() == parent
+        seen.append(part[0][0])
+        return [(i, -pid) for i, pid in part]
+
+    parts = map_ranges(work, 64, 2, received=received)
+    assert [i for part in parts for i, _ in part] == list(range(64))
+    by_child = [part for part in parts if part[0][1] < 0]
+    assert by_child and len(by_child) == len(seen) < len(parts)
+    assert sorted(seen) == [part[0][0] for part in by_child]
+    pids = {pid for part in parts for _, pid in part}
+    assert len(pids) == 2 and parent in pids and -parent not in pids  # a child's, received
+
+
 def test_results_larger_than_a_pipe_holds_come_back_whole() -> None:
     """A child's results are read between this process's own ranges and at the end:
     more than the pipe holds (several MiB) neither blocks the pass nor loses a byte."""

@@ -200,6 +200,7 @@ def map_ranges(
     count: int,
     jobs: int,
     first: Callable[[], object] | None = None,
+    received: Callable[[T], T] | None = None,
 ) -> list[T]:
     """``work(start, stop)`` over ``range(count)`` split into contiguous ranges that
     ``jobs`` processes claim one at a time as each finishes its last (forked children
@@ -208,9 +209,12 @@ def map_ranges(
     one per range. ``work`` must return picklable values; a child sends each range's
     back as soon as it is done. ``first()``, when given, is this process's own work,
     done once before it claims a range: the children, forked by then, claim more of
-    them meanwhile. The collector is paused meanwhile (:func:`collector_paused`)."""
+    them meanwhile. ``received(result)``, when given, is what this process keeps of a
+    result a child sent, made as it reads the result, between its own ranges (objects
+    made again from a child's plain values: what is left to do after the last range is
+    only its own). The collector is paused meanwhile (:func:`collector_paused`)."""
     with collector_paused():
-        return _map_ranges(work, count, jobs, first)
+        return _map_ranges(work, count, jobs, first, received)
 
 
 def split_ranges(count: int, jobs: int) -> list[tuple[int, int]]:
@@ -222,7 +226,11 @@ def split_ranges(count: int, jobs: int) -> list[tuple[int, int]]:
 
 
 def _map_ranges(
-    work: Callable[[int, int], T], count: int, jobs: int, first: Callable[[], object] | None
+    work: Callable[[int, int], T],
+    count: int,
+    jobs: int,
+    first: Callable[[], object] | None,
+    received: Callable[[T], T] | None,
 ) -> list[T]:
     jobs = min(jobs, count) if can_fork() else 1
     if jobs <= 1:
@@ -248,9 +256,9 @@ def _map_ranges(
         while (claimed := _claim(claims_r)) is not None:
             results[claimed] = work(*ranges[claimed])
             for child in children:
-                child.drain(results, block=False)
+                child.drain(results, received, block=False)
         for child in children:
-            child.drain(results, block=True)
+            child.drain(results, received, block=True)
             child.reap()
         children = []
         missing = [i for i in range(len(ranges)) if i not in results]
@@ -294,9 +302,12 @@ class _Child:
         self._buffer = bytearray()
         self._pickle = pickle
 
-    def drain(self, results: dict[int, Any], *, block: bool) -> None:
+    def drain(
+        self, results: dict[int, Any], received: Callable[[Any], Any] | None, *, block: bool
+    ) -> None:
         """Take what the child has sent into ``results`` (``block``: all of it, up to
-        its exit); raise :class:`WorkerError` for a range it failed."""
+        its exit), each result as ``received`` makes it; raise :class:`WorkerError` for
+        a range it failed."""
         if self._fd < 0:
             return
         if block:
@@ -311,9 +322,9 @@ class _Child:
                 self._fd = -1
                 break
             self._buffer += data
-        self._frames(results)
+        self._frames(results, received)
 
-    def _frames(self, results: dict[int, Any]) -> None:
+    def _frames(self, results: dict[int, Any], received: Callable[[Any], Any] | None) -> None:
         buffer, at = self._buffer, 0
         while len(buffer) - at >= _FRAME.size:
             (size,) = _FRAME.unpack_from(buffer, at)
@@ -323,7 +334,7 @@ class _Child:
             ok, number, value = self._pickle.loads(memoryview(buffer)[at + _FRAME.size : end])
             if not ok:
                 raise WorkerError(f"worker process {self.pid} failed:\n{value}")
-            results[number] = value
+            results[number] = value if received is None else received(value)
             at = end
         del buffer[:at]
 

@@ -403,8 +403,9 @@ class _Walker:
             and self.ignores.load_local(here, strip=rel)
         )
         skill_md = names.get(SKILL_MD)
+        made: SourceSkill | None = None  # the skill this directory is
         if skill_md is not None and skill_md.is_file(follow_symlinks=False):
-            skill = SourceSkill(
+            skill = made = SourceSkill(
                 skill_path=_join(root.prefix, rel),
                 directory=here,
                 root=root,
@@ -480,6 +481,9 @@ class _Walker:
                 skill.files.append(
                     SourceFile(child_rel[offset:], where, st.st_size, mode, st.st_nlink)
                 )
+        if made is not None and made.complete:
+            # its files are all found: in order here, in the process that walked them
+            _manifest_order(made)
         if pushed_ignore:
             self.ignores.local.pop()
 
@@ -518,15 +522,16 @@ class _Walker:
         come together (``team-a/``, ``team-b/``): so each range of the work holds
         entries far apart in the listing (every :data:`SPLIT_STRIDE`-th one). A forked
         process's skills and problems come back as plain values (:func:`_pack`) made
-        objects again here; the result is one process's walk, in the same order."""
+        objects again here, as they come (between this process's own ranges); the
+        result is one process's walk, in the same order."""
         from skillpack._internal.parallel import map_ranges
 
         owner = os.getpid()
         count = len(entries)
         order = [i for first in range(SPLIT_STRIDE) for i in range(first, count, SPLIT_STRIDE)]
 
-        def part(start: int, stop: int) -> list[tuple[int, _Found | _Packed]]:
-            done: list[tuple[int, _Found | _Packed]] = []
+        def part(start: int, stop: int) -> _Walked:
+            done: _Walked = []
             kept = self.skills, self.problems
             try:
                 for index in order[start:stop]:
@@ -538,16 +543,19 @@ class _Walker:
                 self.skills, self.problems = kept
             return done
 
+        def received(done: _Walked) -> _Walked:
+            # a child's skills as objects, made here between this process's own ranges
+            return [(i, v if isinstance(v, _Found) else _unpack(v, root)) for i, v in done]
+
         walked: list[_Found | _Packed | None] = [None] * count
         first, self.meanwhile = self.meanwhile, None
-        for done in map_ranges(part, count, self.jobs, first):
+        for done in map_ranges(part, count, self.jobs, first, received):
             for index, value in done:
                 walked[index] = value
         for each in walked:
-            assert each is not None  # map_ranges returns every range's result
-            skills, problems = each if isinstance(each, _Found) else _unpack(each, root)
-            self.skills += skills
-            self.problems += problems
+            assert isinstance(each, _Found)  # map_ranges returns every range's result
+            self.skills += each.skills
+            self.problems += each.problems
 
     def _linked(self, entry: os.DirEntry[str], rel: str) -> None:
         """A symlink outside every skill: a problem when it is a ``SKILL.md``, or leads
@@ -600,6 +608,8 @@ def _relative_to_skill(skill: SourceSkill, root: Root, rel_from_base: str) -> st
 
 
 def _manifest_order(skill: SourceSkill) -> None:
+    """A complete skill's files in manifest order (``SKILL.md`` first, then by the bytes
+    of their URIs) and its skipped entries by path, once its directory is walked."""
     skill.files.sort(key=lambda f: (f.rel != SKILL_MD, encode_path(f.rel).encode("ascii")))
     skill.skipped.sort(key=lambda s: s.rel.encode("utf-8", "surrogateescape"))
 
@@ -625,6 +635,8 @@ _PackedSkill = tuple[
     list[tuple[str, str, str, str]],
 ]  # fmt: skip
 _Packed = tuple[list[_PackedSkill], list[tuple[str, str, str, str]]]
+#: what a range of a shared walk found, by the index of the root's entry walked
+_Walked = list[tuple[int, "_Found | _Packed"]]
 
 
 def _pack(found: _Found) -> _Packed:
@@ -866,9 +878,6 @@ def _discover(
     for root in roots:
         walker.walk_root(root)
     walker.skills = _one_per_skill_path(walker.skills, walker.problems, config.project_dir)
-    for skill in walker.skills:
-        if skill.complete:
-            _manifest_order(skill)
     walker.skills.sort(key=lambda s: s.skill_path.encode("utf-8"))
     return SourceTree(config, walker.skills, walker.problems, roots)
 
