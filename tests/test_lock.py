@@ -356,13 +356,22 @@ def test_the_index_joined_from_each_skills_part_is_the_canonical_index(
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
         max_leaves=6,
     )
+    # names with characters JSON escapes (quotes, backslashes, controls) or keeps as
+    # they are (non-ASCII), as a URI path holds them decoded or percent-encoded
+    names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=6)
     skills = []
     for i in range(data.draw(st.integers(0, 4))):
         frontmatter = data.draw(st.dictionaries(texts, values, max_size=3))
-        files = (FileEntry("SKILL.md", f"skill://s{i}/SKILL.md", 3, "sha256:" + "a" * 64),)
+        path = f"s{i}/{data.draw(names)}"
+        files = [FileEntry("SKILL.md", f"skill://{path}/SKILL.md", 3, "sha256:" + "a" * 64)]
+        for name in data.draw(st.lists(names, max_size=3, unique=True)):
+            size, executable = data.draw(st.integers(0, 2**40)), data.draw(st.booleans())
+            files.append(FileEntry(name, f"skill://{path}/{name}", size, "sha256:" + "c" * 64,
+                                   executable))  # fmt: skip
         skills.append(
-            SkillEntry(f"s{i}", f"skill://s{i}/SKILL.md", dict(frontmatter, name=f"s{i}"), files)
-        )
+            SkillEntry(path, f"skill://{path}/SKILL.md", dict(frontmatter, name=f"s{i}"),
+                       tuple(files))
+        )  # fmt: skip
     manifest = Manifest(data.draw(texts), data.draw(texts), tuple(skills))
     body = "sha256:" + "b" * 64
     joined = index_bytes(manifest, body, [index_skill_text(s) for s in manifest.skills])
