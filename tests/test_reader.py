@@ -297,7 +297,7 @@ def test_fast_mode_imports_only_the_standard_library(base: Path) -> None:
 def _relock(lock: bytes, index: bytes, new_body: bytes) -> tuple[bytes, bytes]:
     """A lock with ``new_body`` after its prologue and an index that vouches for it: both
     digests made right, as a tool other than skillpack might write them."""
-    from skillpack.lockfile.lock import lock_body_digest, split_lock
+    from skillpack.lockfile.prologue import lock_body_digest, split_lock
 
     doc = json.loads(index)
     doc["lock-body"] = lock_body_digest(new_body)
@@ -327,7 +327,7 @@ def test_a_valid_lock_in_another_layout_is_parsed_and_accepted(base: Path, tmp_p
     """The same data written another way (here: a comment and a blank line more, the
     digests made to agree) is not the canonical rendering: the reader parses it in full
     and accepts it, with the same manifest."""
-    from skillpack.lockfile.lock import split_lock
+    from skillpack.lockfile.prologue import split_lock
 
     items = entries(base)
     lock = next(d for zi, d in items if zi.filename == LOCK)

@@ -9,11 +9,13 @@ refused first) and written through the one writer
 each staged completely (the archive beside the output, the lock beside the lock) and only
 then put in place, the archive first. A build that fails at any point, a failed write
 included, leaves the previous archive, lock and signature as they were.
+
+What the pass runs (the lint checks, the lock and archive writers) is imported while
+discovery's forked processes walk the tree (:func:`_prepare`), not before the walk.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,12 +26,10 @@ from skillpack._internal.fsutil import Output, output_error
 from skillpack._internal.memory import keep_until_exit
 from skillpack._internal.parallel import collector_paused
 from skillpack._internal.words import plural
-from skillpack.build.pipeline import Refusal, one_pass, prepare_pass
 from skillpack.bundle import is_bundle_file
-from skillpack.bundle.writer import COMPRESSIONS, Compression, write_bundle
-from skillpack.bundle.zipformat import dos_datetime
+from skillpack.bundle.zipformat import COMPRESSIONS, Compression, dos_datetime
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError, UsageError, display_path
-from skillpack.lockfile.lock import LockError, check_lock, is_lock_file
+from skillpack.lockfile.prologue import is_lock_file
 from skillpack.signing.policy import SigningOptions, default_signature_path
 from skillpack.source.config import Config
 from skillpack.source.discovery import SKIP_UNREADABLE, SourceTree, discover, where_searched
@@ -74,6 +74,17 @@ def source_date_epoch(environ: Mapping[str, str] | None = None) -> int | None:
 
 def default_output(config: Config) -> Path:
     return config.project_dir / config.build.output / f"{config.name}-{config.version}.skp"
+
+
+def _prepare(lint: bool) -> None:
+    """Discovery's meanwhile: what the pass needs imported and made before it forks its
+    workers (:func:`~skillpack.build.pipeline.prepare_pass`, the lock and archive
+    writers its workers call), while the forked processes walk."""
+    from skillpack.build.pipeline import prepare_pass
+    from skillpack.bundle import writer  # noqa: F401
+    from skillpack.lockfile import lock  # noqa: F401
+
+    prepare_pass(lint)
 
 
 def _unreadable(tree: SourceTree) -> list[str]:
@@ -136,7 +147,7 @@ def build(
     if signer is not None and signature_path is not None:
         signature = Output(signature_path, what="the signature")
 
-    tree = discover(config, meanwhile=partial(prepare_pass, lint))
+    tree = discover(config, meanwhile=partial(_prepare, lint))
     refuse_inside_skills(
         config, tree.skills, [target] + ([signature_path] if signature_path and signer else [])
     )
@@ -158,6 +169,10 @@ def build(
             exit_code=EXIT_FINDINGS,
             details=unreadable[:20],
         )
+
+    from skillpack.build.pipeline import Refusal, one_pass
+    from skillpack.bundle.writer import write_bundle
+    from skillpack.lockfile.lock import LockError, check_lock
 
     refusal = Refusal(
         "BLD010",
@@ -263,6 +278,8 @@ def _stale_signature(signature: Path, archive: Output, digest: str) -> Path | No
         return None
     if not archive.existed:
         return signature
+    import hashlib
+
     try:
         with open(archive.target, "rb") as fh:
             before = "sha256:" + hashlib.file_digest(fh, "sha256").hexdigest()

@@ -53,7 +53,8 @@ from skillpack.source.frontmatter import FrontmatterError
 # The lock renderer, the archive writer and the content sources are imported by the
 # passes that use them: ``skillpack lint`` imports none of them (start-up).
 if TYPE_CHECKING:
-    from skillpack.bundle.writer import Compression, MetadataEntries, PreparedEntry
+    from skillpack.bundle.writer import MetadataEntries, PreparedEntry
+    from skillpack.bundle.zipformat import Compression
     from skillpack.content import ContentSource
 
 #: file bytes one process keeps in memory (as archive entries, or as read) between

@@ -3,7 +3,7 @@
 :func:`open_bundle` opens a ``.skp`` archive in one of two modes:
 
 ``fast`` (the server): standard library only, no TOML parse. It reads the lock's first
-three lines (written in a fixed form, see :data:`skillpack.lockfile.lock.PROLOGUE_RE`) for
+three lines (written in a fixed form, see :data:`skillpack.lockfile.prologue.PROLOGUE_RE`) for
 ``index-digest``, checks that the sha256 of ``.skillpack/index.json`` equals it and that
 the index's ``lock-body`` equals the sha256 of the rest of the lock, and then trusts the
 index for the manifest. Every manifest file must be present in the central directory
@@ -326,7 +326,8 @@ def _canonical_lock_manifest(lock: bytes, index: bytes) -> Manifest | None:
 def _parsed_lock_manifest(lock: bytes, index: bytes) -> Manifest:
     """The lock's manifest, parsed and validated in full, and checked against the index
     (``BND013``, ``BND014``)."""
-    from skillpack.lockfile.lock import LockError, lock_body_digest, parse_lock, split_lock
+    from skillpack.lockfile.lock import LockError, parse_lock
+    from skillpack.lockfile.prologue import lock_body_digest, split_lock
 
     try:
         parsed = parse_lock(lock, LOCK_ENTRY)
@@ -442,10 +443,7 @@ class Bundle(Closing):
         return self._read_entry(e, limit)
 
     def _open_fast(self) -> Manifest:
-        from skillpack.lockfile.lock import (  # imports, never runs, tomli_w
-            lock_body_digest,
-            split_lock,
-        )
+        from skillpack.lockfile.prologue import lock_body_digest, split_lock
 
         lock_entry = self._local_entry(0, LOCK_ENTRY)
         self._lock_bytes = self._read_metadata(lock_entry)

@@ -39,13 +39,14 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import partial
 from operator import itemgetter
-from typing import TYPE_CHECKING, BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO
 
 from skillpack._internal.pickling import ByFields
 from skillpack.bundle import INDEX_ENTRY, LOCK_ENTRY, ZIP_COMMENT
 from skillpack.bundle.zipformat import (
     CENTRAL,
     CENTRAL_SIG,
+    COMPRESSIONS,
     DEFLATED,
     END,
     END_SIG,
@@ -59,6 +60,7 @@ from skillpack.bundle.zipformat import (
     STORED,
     SYSTEM_UNIX,
     VERSION,
+    Compression,
     dos_datetime,
 )
 from skillpack.content import ContentSource, IntegrityError, check_bytes
@@ -73,8 +75,6 @@ from skillpack.source.paths import CLASH, COLLISION, tree_problems
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
-Compression = Literal["deflate", "stored"]
-COMPRESSIONS: tuple[Compression, ...] = ("deflate", "stored")
 COMPRESS_LEVEL = 6
 _WINDOW = 8  # batches compressed ahead of the one being written
 _BATCH_BYTES = 256 * 1024
@@ -369,7 +369,7 @@ def write_bundle(
     file."""
     if compression not in COMPRESSIONS:
         raise BuildError("BLD004", f"unknown compression {compression!r} (use deflate or stored)")
-    from skillpack.lockfile.lock import lock_body_digest, split_lock
+    from skillpack.lockfile.prologue import lock_body_digest, split_lock
 
     parts = split_lock(lock_bytes)
     if parts is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import time
+from typing import Literal
 
 LOCAL = struct.Struct("<4s2B4HL2L2H")  # 30 bytes
 CENTRAL = struct.Struct("<4s4B4HL2L5H2L")  # 46 bytes
@@ -20,6 +21,10 @@ ZIP64_LOCATOR_SIG = b"PK\x06\x07"
 
 STORED = 0
 DEFLATED = 8
+#: what ``--compression`` chooses for a bundle's entries: deflate (each entry stored
+#: when deflate would not shrink it) or stored
+Compression = Literal["deflate", "stored"]
+COMPRESSIONS: tuple[Compression, ...] = ("deflate", "stored")
 FLAG_ENCRYPTED = 0x0001
 FLAG_DATA_DESCRIPTOR = 0x0008
 FLAG_STRONG_ENCRYPTION = 0x0040

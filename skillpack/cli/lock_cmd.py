@@ -38,7 +38,8 @@ def lock_command(
     from skillpack.build.pipeline import lock_tree
     from skillpack.cli.output import plural
     from skillpack.errors import display_path
-    from skillpack.lockfile.lock import LockError, check_lock, is_lock_file
+    from skillpack.lockfile.lock import LockError, check_lock
+    from skillpack.lockfile.prologue import is_lock_file
     from skillpack.source.config import resolve_config
     from skillpack.source.discovery import discover
     from skillpack.source.outputs import refuse_foreign

@@ -36,7 +36,6 @@ the strict frontmatter reader produces survives a round trip exactly.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,20 +47,13 @@ from skillpack._internal.toml import toml_string
 from skillpack._internal.uri import SKILL_MD, file_uri, is_valid_segment, skill_md_uri
 from skillpack.errors import EXIT_FINDINGS, Location, SkillpackError
 from skillpack.lockfile.index import index_bytes, index_digest
+from skillpack.lockfile.prologue import PROLOGUE_RE, lock_body_digest, split_lock
 from skillpack.manifest import DIGEST_RE, FileEntry, Manifest, SkillEntry, sha256_digest
 from skillpack.source.paths import unsafe_published_path
 
 LOCK_VERSION = "1.0"
 CREATED_BY = "skillpack"
 SCHEMA = "lock.schema.json"
-
-#: The first three lines of every lock skillpack writes. A fast reader takes the
-#: index digest from here without parsing the TOML (these lines are top-level
-#: key/value pairs whatever follows, so reading them is unambiguous).
-PROLOGUE_RE = re.compile(
-    rb'lock-version = "1\.0"\ncreated-by = "[A-Za-z0-9 ._+/-]*"\n'
-    rb'index-digest = "(sha256:[0-9a-f]{64})"\n'
-)
 
 
 class LockError(SkillpackError):
@@ -323,35 +315,11 @@ def render_lock_and_index(
     return lock, index
 
 
-def split_lock(data: bytes) -> tuple[str, bytes] | None:
-    """(``index-digest``, body) of lock bytes that start with the prologue, else None."""
-    match = PROLOGUE_RE.match(data)
-    if match is None:
-        return None
-    return match.group(1).decode("ascii"), data[match.end() :]
-
-
-def is_lock_file(path: Path) -> bool:
-    """Whether the file at ``path`` is a lock skillpack wrote: it starts with the fixed
-    prologue (its body may be stale or edited; only skillpack's own locks are replaced)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(1024)
-    except OSError:
-        return False
-    return PROLOGUE_RE.match(head) is not None
-
-
-def lock_body_digest(body: bytes | memoryview) -> str:
-    """The digest the index records of the lock's body (the bytes after the prologue)."""
-    return "sha256:" + hashlib.sha256(body).hexdigest()
-
-
 # --- reading --------------------------------------------------------------------
 def parse_lock(data: bytes, where: str, *, check_digest: bool = True) -> Lock:
     """Parse and validate lock bytes: TOML syntax, the JSON Schema, safe paths, URIs,
     nulls, and that ``index-digest`` matches the manifest the lock describes."""
-    import tomllib  # the serve path imports this module for split_lock only
+    import tomllib  # only a full reading of a lock parses its TOML
 
     try:
         doc = tomllib.loads(data.decode("utf-8"))
