@@ -487,3 +487,34 @@ def test_not_a_directory_names_the_file_in_the_way(tmp_path: Path) -> None:
     assert "OUT002 cannot write the bundle here: afile is a file, not a directory" in proc.stderr
     keys = run_cli("keygen", "--out-dir", "afile", cwd=tmp_path)
     assert keys.returncode == 2 and "afile is a file, not a directory" in keys.stderr
+
+
+def test_a_staged_file_is_new_its_own_and_never_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files outputs are staged in are made beside the output under a random name,
+    readable by their owner only; a name taken (a file, a link planted there) is never
+    opened, another is drawn; when every draw is taken, the error says so."""
+    from skillpack._internal import fsutil
+
+    fd, made = fsutil.new_file(str(tmp_path), ".out.skp.")
+    os.close(fd)
+    name = os.path.basename(made)
+    assert name.startswith(".out.skp.") and name.endswith(".tmp") and len(name) == 9 + 12 + 4
+    assert stat.S_IMODE(os.stat(made).st_mode) == 0o600
+    target = tmp_path / "precious"
+    target.write_bytes(b"keep")
+    draws = iter([b"\x00" * 6, b"\x01" * 6, b"\x02" * 6])
+    monkeypatch.setattr(fsutil.os, "urandom", lambda n: next(draws))
+    (tmp_path / ".x.000000000000.tmp").write_bytes(b"taken")
+    (tmp_path / ".x.010101010101.tmp").symlink_to(target)
+    fd, made = fsutil.new_file(str(tmp_path), ".x.")
+    os.close(fd)
+    assert made == str(tmp_path / ".x.020202020202.tmp")
+    assert (
+        target.read_bytes() == b"keep"
+        and (tmp_path / ".x.000000000000.tmp").read_bytes() == b"taken"
+    )
+    monkeypatch.setattr(fsutil.os, "urandom", lambda n: b"\x00" * 6)
+    with pytest.raises(FileExistsError, match="no unused temporary file name"):
+        fsutil.new_file(str(tmp_path), ".x.")

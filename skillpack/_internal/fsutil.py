@@ -32,7 +32,6 @@ import os
 import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, cast
@@ -57,6 +56,27 @@ _HINTS = {
     errno.EROFS: "the file system is read-only: write elsewhere",
     errno.EPIPE: "the reader of the FIFO or socket went away before the end",
 }
+
+
+#: how a new file is opened: created here (never an existing file, nor through a link)
+_NEW = (
+    os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)  # fmt: skip
+
+
+def new_file(directory: str, prefix: str, suffix: str = ".tmp") -> tuple[int, str]:
+    """A file made in ``directory`` under a name no other file has (``prefix``, 12
+    random hexadecimal digits, ``suffix``), readable and writable by its owner only:
+    its descriptor and path. As :func:`tempfile.mkstemp` makes one, without importing
+    :mod:`tempfile` (and :mod:`random`) on every command's start."""
+    for _ in range(100):
+        path = os.path.join(directory, f"{prefix}{os.urandom(6).hex()}{suffix}")
+        try:
+            return os.open(path, _NEW, 0o600), path
+        except FileExistsError:
+            continue  # taken: another name
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", directory)
 
 
 def output_error(exc: OSError, shown: str, what: str, action: str = "write") -> SkillpackError:
@@ -257,11 +277,13 @@ class Output:
         if self.is_file:
             prefix, where = f".{self.target.name[:NAME_KEPT]}.", str(self.target.parent)
         else:
+            import tempfile  # the system's temporary directory: output not to a file
+
             prefix, where = "skillpack-", tempfile.gettempdir()
         try:
             if self.is_file:
                 self._make_dirs(self.target.parent)
-            fd, self._tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=where)
+            fd, self._tmp = new_file(where, prefix)
         except OSError as exc:
             self.discard()
             raise self.error(exc) from None
@@ -419,7 +441,7 @@ def atomic_writer(path: Path, mode: int = 0o644, *, overwrite: bool = True) -> I
     ``overwrite=False`` an existing ``path`` is never replaced: FileExistsError."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:NAME_KEPT]}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = new_file(str(path.parent), f".{path.name[:NAME_KEPT]}.")
     try:
         with os.fdopen(fd, "wb") as fh:
             yield fh

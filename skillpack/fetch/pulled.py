@@ -114,9 +114,9 @@ def _names_archive(path: Path, pulled: Fetched) -> bool:
 
 def _set_aside(path: Path) -> Path:
     """Rename ``path`` to a hidden name beside it (put back by :func:`_put_back`)."""
-    import tempfile
+    from skillpack._internal.fsutil import new_file
 
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".stale", dir=path.parent)
+    fd, name = new_file(str(path.parent), f".{path.name}.", ".stale")
     os.close(fd)
     aside = Path(name)
     try:
