@@ -138,9 +138,10 @@ _by_name = attrgetter("name")
 
 
 def _sorted_entries(entries: Iterable[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
-    """``entries`` in the byte order of their names. ASCII names (the usual case) sort
-    so as strings, without encoding each; any other name (a name's surrogate escapes,
-    made of bytes that are not UTF-8, sort apart from its bytes) sorts them by bytes."""
+    """``entries`` in the byte order of their names. ASCII names (the usual case) are
+    sorted as strings, which is that order, without encoding each; a directory holding
+    any other name is sorted by the names' bytes (the surrogate escapes that stand for
+    bytes that are not UTF-8 do not sort as those bytes)."""
     found = sorted(entries, key=_by_name)
     if not all(entry.name.isascii() for entry in found):
         found.sort(key=_sort_key)
