@@ -12,14 +12,18 @@ hex digits) followed by the file's name. A checksum file (``sha256sum -c x.sha25
 pins nothing the text shows, and is no check here.
 
 It gates a run (:func:`gated`, :func:`gates_rest`) when the run happens only if it
-passed: ``check && ... && run`` on one line; ``check || exit 1`` (or ``return``), then
-the run; or, in a script, a check standing alone on its line under ``set -e`` (``set
--euo pipefail``, ``set -o errexit``, a ``#!/bin/sh -e`` line) given before any block
-opens and not switched off since.
-``check || true``, ``check; run`` without ``set -e``, ``check || { ...; exit 1; }``,
-``! check``, a check in the background, in an ``if``, a loop or a function body, or
-after a here-document or any such block opened between the fetch and the run, is not
-read as gating (the run stays a finding).
+passed: ``check && ... && run`` on one line; ``check || exit 1`` (or ``return``), or
+``check || { echo bad >&2; exit 1; }`` with the group on the check's line (its commands
+plain and joined by ``;``, the last an ``exit`` or ``return``: :func:`exit_group`),
+then the run after it; or, in a script, a check standing alone on its line under ``set
+-e`` (``set -euo pipefail``, ``set -o errexit``, a ``#!/bin/sh -e`` line) given before
+any block opens and not switched off since. What the group runs is not gated: it runs
+when the check failed.
+``check || true``, ``check; run`` without ``set -e``, a group that may not end the
+script (``{ echo bad; }``, ``{ exit 1 & }``, ``{ ( exit 1 ); }``, ``{ f && exit 1; }``)
+or that goes on past its line, ``! check``, a check in the background, in an ``if``, a
+loop or a function body, or after a here-document or any such block opened between the
+fetch and the run, is not read as gating (the run stays a finding).
 """
 
 from __future__ import annotations
@@ -90,6 +94,30 @@ def _stops(parsed: ShellLine, cmd: Command) -> bool:
     return head is not None and head.name in _STOPS and cmd.sep != "&"
 
 
+def exit_group(parsed: ShellLine, cmds: list[Command], start: int) -> int | None:
+    """The index of the ``}`` that closes a brace group opened by ``cmds[start]`` when
+    the group always ends the script: ``{ A; B; exit 1; }``, its commands plain
+    (:func:`plain_command`, read after the brace) and joined by ``;`` only, the last one
+    before the ``}`` an ``exit`` or ``return`` (:func:`_stops`), the ``}`` alone and not
+    in the background or a pipeline. None for any other command, and for a group that
+    goes on past the line."""
+    words = parsed.line[cmds[start].start : cmds[start].end].split()
+    if len(words) < 2 or words[0] != "{":
+        return None  # not a group ('{exit' is a word), or a brace on a line of its own
+    index = start
+    while index + 1 < len(cmds):
+        cmd = cmds[index]
+        inner = words[1:] if index == start else parsed.line[cmd.start : cmd.end].split()
+        if not inner or inner[0] in _KEYWORDS or "(" in inner[0] or cmd.sep != ";":
+            return None
+        closing = cmds[index + 1]
+        if parsed.line[closing.start : closing.end].split() == ["}"]:
+            last = inner[0] in _STOPS
+            return index + 1 if last and closing.sep in (";", "") else None
+        index += 1
+    return None
+
+
 def plain_command(parsed: ShellLine, cmd: Command) -> bool:
     """Whether ``cmd`` starts with a plain word: not ``!`` (a negated pipeline), a
     keyword that makes it a condition or a body that may not run (``if``, ``then``,
@@ -114,26 +142,49 @@ def plain_lines(text: str, markdown: bool, start: int, end: int) -> bool:
         if _HEREDOC.search(line):
             return False
         parsed = ShellLine(line, markdown)
-        if not all(plain_command(parsed, cmd) for frame in parsed.frames for cmd in frame.cmds):
+        if not all(_plain_frame(parsed, frame.cmds) for frame in parsed.frames):
             return False
+    return True
+
+
+def _plain_frame(parsed: ShellLine, cmds: list[Command]) -> bool:
+    """Whether every command of a frame is plain, a group that always ends the script
+    (:func:`exit_group`) counting as one: it decides only whether the script stops."""
+    index = 0
+    while index < len(cmds):
+        if not plain_command(parsed, cmds[index]):
+            end = exit_group(parsed, cmds, index)
+            if end is None:
+                return False
+            index = end
+        index += 1
     return True
 
 
 def gated(parsed: ShellLine, frame: Frame) -> dict[int, set[str]]:
     """For the commands of ``frame`` (by index) that run only after a check passed,
     the files it checked: ``check && a && b`` (``a`` and ``b``, not what follows a
-    ``;``), ``check || exit 1; c; d`` (``c``, ``d`` and all that follows)."""
+    ``;``), ``check || exit 1; c; d`` and ``check || { ...; exit 1; }; c; d`` (``c``,
+    ``d`` and all that follows, not what the group runs)."""
     out: dict[int, set[str]] = {}
     cmds = frame.cmds
     always: set[str] = set()  #: checked before an exit: for the rest of the frame
     chain: set[str] = set()  #: checked earlier in the running ``&&`` list
     pending: set[str] = set()  #: checked, once the exit after ``||`` is passed
+    skip_to = -1  #: the end of a group run when a check failed: none of it is gated
     for index, cmd in enumerate(cmds):
+        if index <= skip_to:
+            continue
         if always or chain:
             out[index] = always | chain
         if pending and _stops(parsed, cmd):
             always |= pending
             pending = set()
+            continue
+        if pending and (end := exit_group(parsed, cmds, index)) is not None:
+            out.pop(index, None)
+            always |= pending
+            pending, chain, skip_to = set(), set(), end
             continue
         pending = set()
         if cmd.sep in ("|", "|&"):
@@ -181,7 +232,11 @@ def gates_rest(parsed: ShellLine, path: str, script_errexit: bool) -> bool:
     for index, cmd in enumerate(cmds):
         if cmd.sep in ("|", "|&") or not verified(checked_files(parsed, cmds, index), path):
             continue
-        if cmd.sep == "||" and index + 1 < len(cmds) and _stops(parsed, cmds[index + 1]):
+        if (
+            cmd.sep == "||"
+            and index + 1 < len(cmds)
+            and (_stops(parsed, cmds[index + 1]) or exit_group(parsed, cmds, index + 1) is not None)
+        ):
             return True
         last = index + 1 == len(cmds) or cmd.sep == ";"
         if script_errexit and last and not _after_and_or(cmds, index):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skillpack.scan.checksums import checked_files, errexit_since, gated
+from skillpack.scan.checksums import checked_files, errexit_since, exit_group, gated
 from skillpack.scan.shell import ShellLine
 from tests.conftest import run_cli
 from tests.lintutil import download_codes
@@ -40,6 +40,11 @@ RUN = "sh /tmp/tool.sh"
         f"#!/bin/sh\n{FETCH}\n{CHECK} && {RUN}\n",
         f"#!/bin/sh\n{FETCH}\n{CHECK} && chmod +x /tmp/tool.sh && /tmp/tool.sh\n",
         f"#!/bin/sh\n{FETCH}\n{CHECK} || exit 1; {RUN}\n",
+        # || a group on the check's line that always ends the script
+        f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ echo 'bad checksum' >&2; exit 1; }}\n{RUN}\n",
+        f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ exit 1; }}\n{RUN}\n",
+        f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ rm -f /tmp/tool.sh; echo bad; return 2; }}\n{RUN}\n",
+        f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ echo bad; exit 1; }}; {RUN}\n",
         # all on one line
         f"#!/bin/sh\n{FETCH} && {CHECK} && {RUN}\n",
         # a here-string, printf, shasum, SHA-512, a binary-mode '*', a relative name
@@ -96,6 +101,19 @@ def test_a_gating_check_of_a_pinned_digest_leaves_the_run_alone(text: str) -> No
         (f"#!/bin/sh\n{FETCH}\ncat <<EOF\n{CHECK} || exit 1\nEOF\n{RUN}\n", 6),
         (f"#!/bin/sh\n{FETCH}\n# {CHECK} || exit 1\n{RUN}\n", 4),
         (f"#!/bin/sh\n{FETCH}\n( {CHECK} || exit 1 )\n{RUN}\n", 4),
+        # a group that may not end the script, or that the run is in
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ echo bad; }}\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ exit 1 & }}\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ ( exit 1 ); }}\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ false && exit 1; }}\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ exit 1; echo; }}\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ if true; then exit 1; fi; }}\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ echo bad; exit 1; }} &\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ echo bad; exit 1; }} | cat\n{RUN}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{exit 1;}}\n{RUN}\n", 4),  # '{exit' is a word
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ {RUN}; exit 1; }}\n", 3),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  echo bad\n  exit 1\n}}\n{RUN}\n", 7),
+        (f"#!/bin/sh\n{FETCH}\n{{ echo bad; exit 1; }} || {CHECK}\n{RUN}\n", 4),
         # set -e given in a function never called
         (f"#!/bin/sh\nstrict() {{\nset -e\n}}\n{FETCH}\n{CHECK}\n{RUN}\n", 7),
     ],
@@ -112,6 +130,7 @@ def test_markdown_code_needs_the_check_to_stop_the_run_itself() -> None:
     assert download_codes("SKILL.md", fence.format(CHECK)) == [("SP521", 4)]
     assert download_codes("SKILL.md", fence.format("set -e\n" + CHECK)) == [("SP521", 5)]
     assert download_codes("SKILL.md", fence.format(CHECK + " || exit 1")) == []
+    assert download_codes("SKILL.md", fence.format(CHECK + " || { echo bad; exit 1; }")) == []
     one_line = f"```sh\n{FETCH}\n{CHECK} && {RUN}\n```\n"
     assert download_codes("SKILL.md", one_line) == []
 
@@ -136,6 +155,33 @@ def test_gated_follows_the_and_or_list() -> None:
     assert gated(parsed, parsed.frames[0]) == {3: {"/tmp/tool.sh"}, 4: {"/tmp/tool.sh"}}
     parsed = ShellLine(f"{CHECK} || true; c", False)
     assert gated(parsed, parsed.frames[0]) == {}
+    # echo (0) | sha256sum (1) || { a (2); exit (3); } (4); c (5): the group runs when
+    # the check failed, and is not gated
+    parsed = ShellLine(f"{CHECK} || {{ a; exit 1; }}; c", False)
+    assert gated(parsed, parsed.frames[0]) == {5: {"/tmp/tool.sh"}}
+
+
+@pytest.mark.parametrize(
+    ("line", "end"),
+    [
+        ("{ exit 1; }", 1),
+        ("{ echo bad >&2; rm -f x; exit 3; }; c", 3),
+        ("{ return; }", 1),
+        ("{ echo bad; }", None),
+        ("{ exit 1 & }", None),
+        ("{ a && exit 1; }", None),
+        ("{ exit 1; } &", None),
+        ("{ exit 1; } | cat", None),
+        ("{ exit 1; } >&2", None),
+        ("{exit 1;}", None),
+        ("{ while :; do exit; done; }", None),
+        ("{ echo bad", None),
+        ("echo { exit 1; }", None),
+    ],
+)
+def test_a_group_ends_the_script_only_when_it_always_exits(line: str, end: int | None) -> None:
+    parsed = ShellLine(line, False)
+    assert exit_group(parsed, parsed.frames[0].cmds, 0) == end
 
 
 @pytest.mark.parametrize(
