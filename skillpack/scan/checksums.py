@@ -13,22 +13,25 @@ pins nothing the text shows, and is no check here.
 
 It gates a run (:func:`gated`, :func:`gates_rest`) when the run happens only if it
 passed: ``check && ... && run`` on one line; ``check || exit 1`` (or ``return``), or
-``check || { echo bad >&2; exit 1; }`` with the group on the check's line (its commands
-plain and joined by ``;``, the last an ``exit`` or ``return``: :func:`exit_group`),
-then the run after it; or, in a script, a check standing alone on its line under ``set
--e`` (``set -euo pipefail``, ``set -o errexit``, a ``#!/bin/sh -e`` line) given before
-any block opens and not switched off since. What the group runs is not gated: it runs
-when the check failed.
+``check || { echo bad >&2; exit 1; }``, on the check's line (:func:`exit_group`) or
+over the lines below it, closed before the run (:func:`group_end`): its commands plain,
+one a line or joined by ``;``, the last an ``exit`` or ``return``; then the run after
+it; or, in a script, a check standing alone on its line under ``set -e`` (``set -euo
+pipefail``, ``set -o errexit``, a ``#!/bin/sh -e`` line) given before any block opens
+and not switched off since. What the group runs is not gated: it runs when the check
+failed.
 ``check || true``, ``check; run`` without ``set -e``, a group that may not end the
-script (``{ echo bad; }``, ``{ exit 1 & }``, ``{ ( exit 1 ); }``, ``{ f && exit 1; }``)
-or that goes on past its line, ``! check``, a check in the background, in an ``if``, a
-loop or a function body, or after a here-document or any such block opened between the
-fetch and the run, is not read as gating (the run stays a finding).
+script (``{ echo bad; }``, ``{ exit 1 & }``, ``{ ( exit 1 ); }``, ``{ f && exit 1; }``,
+``exit`` before its last command) or that holds the run, ``! check``, a check in the
+background, in an ``if``, a loop or a function body, or after a here-document or any
+such block opened between the fetch and the run, is not read as gating (the run stays
+a finding).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from skillpack.scan.actions import normal_path
 from skillpack.scan.shell import Command, Frame, ShellLine, joined, logical_span, unquote
@@ -126,25 +129,78 @@ def plain_command(parsed: ShellLine, cmd: Command) -> bool:
     return bool(words) and words[0] not in _KEYWORDS and "(" not in words[0]
 
 
-def plain_lines(text: str, markdown: bool, start: int, end: int) -> bool:
-    """Whether the logical lines of ``text`` from ``start`` to ``end`` open or close
-    nothing that decides whether a line among them runs: no here-document (its lines
-    are data), and no command starting with a keyword, a brace or a function
-    definition (a check in an ``if``, a loop or a function body may never run)."""
+def _command_lines(text: str, markdown: bool, start: int, end: int) -> Iterator[tuple[int, str]]:
+    """The logical lines of ``text`` from ``start`` on, before ``end``, that hold a
+    command: where each ends, and its text (:func:`~.shell.joined`); blank lines and
+    comments are left out."""
     pos = start
     while pos < end:
         line_end = text.find("\n", pos, end)
         span = logical_span(text, pos, end if line_end < 0 else line_end, markdown)
-        line = joined(text, *span, markdown)
         pos = span[1] + 1
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+        line = joined(text, *span, markdown)
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield span[1], line
+
+
+def plain_lines(text: str, markdown: bool, start: int, end: int) -> bool:
+    """Whether the logical lines of ``text`` from ``start`` to ``end`` open or close
+    nothing that decides whether a line among them runs: no here-document (its lines
+    are data), and no command starting with a keyword, a brace or a function
+    definition (a check in an ``if``, a loop or a function body may never run); a
+    group that always ends the script (:func:`exit_group`, :func:`group_end`) decides
+    only whether the script stops."""
+    lines = _command_lines(text, markdown, start, end)
+    for _, line in lines:
         if _HEREDOC.search(line):
             return False
         parsed = ShellLine(line, markdown)
-        if not all(_plain_frame(parsed, frame.cmds) for frame in parsed.frames):
+        opened = opens_group(parsed)
+        for number, frame in enumerate(parsed.frames):
+            # a group opened at the end of the line: its lines below, read next
+            cmds = frame.cmds[:-1] if opened and number == 0 else frame.cmds
+            if not _plain_frame(parsed, cmds):
+                return False
+        if opened and _group_close(lines, markdown) is None:
             return False
     return True
+
+
+def opens_group(parsed: ShellLine) -> bool:
+    """Whether the logical line ``parsed`` ends by opening a brace group (its last
+    command a ``{`` alone, after ``||``, ``&&`` or ``;``), whose body is on the lines
+    below."""
+    if not parsed.frames or not parsed.frames[0].cmds:
+        return False
+    last = parsed.frames[0].cmds[-1]
+    return parsed.line[last.start : last.end].split() == ["{"] and last.sep == ""
+
+
+def group_end(text: str, markdown: bool, start: int, end: int) -> int | None:
+    """Where the line that closes a brace group ends, when the logical lines of
+    ``text`` from ``start`` (the line after the one opening the group) on, before
+    ``end``, are a group that always ends the script: plain commands (one a line or
+    joined by ``;``), the last one ``exit`` or ``return``, then a line holding only
+    ``}``; blank lines and comments between. None for any other lines, and when no
+    ``}`` closes the group before ``end``."""
+    return _group_close(_command_lines(text, markdown, start, end), markdown)
+
+
+def _group_close(lines: Iterator[tuple[int, str]], markdown: bool) -> int | None:
+    """:func:`group_end` of the lines ``lines`` gives, read up to the group's ``}``."""
+    stops = False  #: whether the last command so far ends the script
+    for line_end, line in lines:
+        if line.split() == ["}"]:
+            return line_end if stops else None
+        parsed = ShellLine(line, markdown)
+        if len(parsed.frames) != 1 or _HEREDOC.search(line):
+            return None  # a subshell or a substitution, a here-document: not plain
+        for cmd in parsed.frames[0].cmds:
+            words = parsed.line[cmd.start : cmd.end].split()
+            if not words or words[0] in _KEYWORDS or "(" in words[0] or cmd.sep not in (";", ""):
+                return None
+            stops = words[0] in _STOPS
+    return None
 
 
 def _plain_frame(parsed: ShellLine, cmds: list[Command]) -> bool:
@@ -222,22 +278,27 @@ def errexit_since(text: str, offset: int) -> int | None:
     return since
 
 
-def gates_rest(parsed: ShellLine, path: str, script_errexit: bool) -> bool:
+def gates_rest(
+    parsed: ShellLine, path: str, script_errexit: bool, group_below: bool = False
+) -> bool:
     """Whether a check on the logical line ``parsed`` (in its top frame) verifies
     ``path`` (:func:`verified`) so that the lines after it run only if it passed:
-    ``check || exit``, or a check ending its line under ``set -e`` (``script_errexit``)."""
+    ``check || exit``, ``check || { ...; exit 1; }`` (:func:`exit_group`), ``check ||
+    {`` opening a group whose lines below always end the script (``group_below``: the
+    caller read them, :func:`group_end`), or a check ending its line under ``set -e``
+    (``script_errexit``)."""
     if not parsed.frames:
         return False
     cmds = parsed.frames[0].cmds
     for index, cmd in enumerate(cmds):
         if cmd.sep in ("|", "|&") or not verified(checked_files(parsed, cmds, index), path):
             continue
-        if (
-            cmd.sep == "||"
-            and index + 1 < len(cmds)
-            and (_stops(parsed, cmds[index + 1]) or exit_group(parsed, cmds, index + 1) is not None)
-        ):
-            return True
+        if cmd.sep == "||" and index + 1 < len(cmds):
+            after = index + 1
+            if _stops(parsed, cmds[after]) or exit_group(parsed, cmds, after) is not None:
+                return True
+            if group_below and after + 1 == len(cmds) and opens_group(parsed):
+                return True
         last = index + 1 == len(cmds) or cmd.sep == ";"
         if script_errexit and last and not _after_and_or(cmds, index):
             return True

@@ -17,7 +17,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from skillpack.scan.actions import fetch_outputs, fetches, named_file, ran_file
-from skillpack.scan.checksums import errexit_since, gated, gates_rest, plain_lines, verified
+from skillpack.scan.checksums import (
+    errexit_since,
+    gated,
+    gates_rest,
+    group_end,
+    opens_group,
+    plain_lines,
+    verified,
+)
 from skillpack.scan.programs import SCRIPT_RUNNERS
 from skillpack.scan.shell import Frame, Head, ShellLine, joined, line_commands, lines_holding
 
@@ -124,6 +132,8 @@ def _checked_before(text: str, markdown: bool, ran: str, start: int, end: int) -
         since = None if markdown else errexit_since(text, span[0])
         # set -e counts given before any block opens (not in a function never called)
         errexit = since is not None and plain_lines(text, markdown, 0, since)
-        if gates_rest(parsed, ran, errexit):
+        # a group opened here ({ on the line's end): it must close before the run
+        below = opens_group(parsed) and group_end(text, markdown, span[1] + 1, end) is not None
+        if gates_rest(parsed, ran, errexit, below):
             return plain_lines(text, markdown, start, end)
     return False

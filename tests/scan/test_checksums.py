@@ -45,6 +45,10 @@ RUN = "sh /tmp/tool.sh"
         f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ exit 1; }}\n{RUN}\n",
         f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ rm -f /tmp/tool.sh; echo bad; return 2; }}\n{RUN}\n",
         f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ echo bad; exit 1; }}; {RUN}\n",
+        # the group over several lines, closed before the run
+        f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  echo 'bad checksum' >&2\n  exit 1\n}}\n{RUN}\n",
+        f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n\n  # say why\n  rm -f /tmp/tool.sh; exit 1\n}}\n"
+        f"chmod +x /tmp/tool.sh\n{RUN}\n",
         # all on one line
         f"#!/bin/sh\n{FETCH} && {CHECK} && {RUN}\n",
         # a here-string, printf, shasum, SHA-512, a binary-mode '*', a relative name
@@ -112,7 +116,19 @@ def test_a_gating_check_of_a_pinned_digest_leaves_the_run_alone(text: str) -> No
         (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ echo bad; exit 1; }} | cat\n{RUN}\n", 4),
         (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{exit 1;}}\n{RUN}\n", 4),  # '{exit' is a word
         (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{ {RUN}; exit 1; }}\n", 3),
-        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  echo bad\n  exit 1\n}}\n{RUN}\n", 7),
+        # a group over several lines that may not end the script, that the run is in,
+        # or that does not close before the run
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  echo bad\n}}\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  exit 1\n  echo after\n}}\n{RUN}\n", 7),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  exit 1 &\n}}\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  {RUN}\n  exit 1\n}}\n", 4),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  echo bad\n  exit 1\n{RUN}\n}}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  if true; then exit 1; fi\n}}\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  (exit 1)\n}}\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  false && exit 1\n}}\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  exit 1\n}} &\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\n{CHECK} && {{\n  exit 1\n}}\n{RUN}\n", 6),
+        (f"#!/bin/sh\n{FETCH}\nfalse || {{\n  exit 1\n}}\n{CHECK}\n{RUN}\n", 7),
         (f"#!/bin/sh\n{FETCH}\n{{ echo bad; exit 1; }} || {CHECK}\n{RUN}\n", 4),
         # set -e given in a function never called
         (f"#!/bin/sh\nstrict() {{\nset -e\n}}\n{FETCH}\n{CHECK}\n{RUN}\n", 7),
@@ -131,6 +147,7 @@ def test_markdown_code_needs_the_check_to_stop_the_run_itself() -> None:
     assert download_codes("SKILL.md", fence.format("set -e\n" + CHECK)) == [("SP521", 5)]
     assert download_codes("SKILL.md", fence.format(CHECK + " || exit 1")) == []
     assert download_codes("SKILL.md", fence.format(CHECK + " || { echo bad; exit 1; }")) == []
+    assert download_codes("SKILL.md", fence.format(CHECK + " || {\n  exit 1\n}")) == []
     one_line = f"```sh\n{FETCH}\n{CHECK} && {RUN}\n```\n"
     assert download_codes("SKILL.md", one_line) == []
 
