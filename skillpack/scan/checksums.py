@@ -100,10 +100,10 @@ def _stops(parsed: ShellLine, cmd: Command) -> bool:
 def exit_group(parsed: ShellLine, cmds: list[Command], start: int) -> int | None:
     """The index of the ``}`` that closes a brace group opened by ``cmds[start]`` when
     the group always ends the script: ``{ A; B; exit 1; }``, its commands plain
-    (:func:`plain_command`, read after the brace) and joined by ``;`` only, the last one
-    before the ``}`` an ``exit`` or ``return`` (:func:`_stops`), the ``}`` alone and not
-    in the background or a pipeline. None for any other command, and for a group that
-    goes on past the line."""
+    (:func:`_plain_words`, read after the brace) and joined by ``;`` only, the last one
+    before the ``}`` an ``exit`` or ``return``, the ``}`` alone and not in the
+    background or a pipeline. None for any other command, and for a group that goes on
+    past the line."""
     words = parsed.line[cmds[start].start : cmds[start].end].split()
     if len(words) < 2 or words[0] != "{":
         return None  # not a group ('{exit' is a word), or a brace on a line of its own
@@ -111,7 +111,7 @@ def exit_group(parsed: ShellLine, cmds: list[Command], start: int) -> int | None
     while index + 1 < len(cmds):
         cmd = cmds[index]
         inner = words[1:] if index == start else parsed.line[cmd.start : cmd.end].split()
-        if not inner or inner[0] in _KEYWORDS or "(" in inner[0] or cmd.sep != ";":
+        if not _plain_words(inner) or cmd.sep != ";":
             return None
         closing = cmds[index + 1]
         if parsed.line[closing.start : closing.end].split() == ["}"]:
@@ -122,10 +122,14 @@ def exit_group(parsed: ShellLine, cmds: list[Command], start: int) -> int | None
 
 
 def plain_command(parsed: ShellLine, cmd: Command) -> bool:
-    """Whether ``cmd`` starts with a plain word: not ``!`` (a negated pipeline), a
-    keyword that makes it a condition or a body that may not run (``if``, ``then``,
-    ``do``, ...), a brace or a function definition (``f() {``)."""
-    words = parsed.line[cmd.start : cmd.end].split(None, 1)
+    """Whether ``cmd`` starts with a plain word (:func:`_plain_words`)."""
+    return _plain_words(parsed.line[cmd.start : cmd.end].split(None, 1))
+
+
+def _plain_words(words: list[str]) -> bool:
+    """Whether a command of these words starts with a plain word: not ``!`` (a negated
+    pipeline), a keyword that makes it a condition or a body that may not run (``if``,
+    ``then``, ``do``, ...), a brace or a function definition (``f() {``)."""
     return bool(words) and words[0] not in _KEYWORDS and "(" not in words[0]
 
 
@@ -196,8 +200,8 @@ def _group_close(lines: Iterator[tuple[int, str]], markdown: bool) -> int | None
         if len(parsed.frames) != 1 or _HEREDOC.search(line):
             return None  # a subshell or a substitution, a here-document: not plain
         for cmd in parsed.frames[0].cmds:
-            words = parsed.line[cmd.start : cmd.end].split()
-            if not words or words[0] in _KEYWORDS or "(" in words[0] or cmd.sep not in (";", ""):
+            words = parsed.line[cmd.start : cmd.end].split(None, 1)
+            if not _plain_words(words) or cmd.sep not in (";", ""):
                 return None
             stops = words[0] in _STOPS
     return None
@@ -231,16 +235,15 @@ def gated(parsed: ShellLine, frame: Frame) -> dict[int, set[str]]:
     for index, cmd in enumerate(cmds):
         if index <= skip_to:
             continue
+        if pending and (end := exit_group(parsed, cmds, index)) is not None:
+            always |= pending
+            pending, chain, skip_to = set(), set(), end
+            continue
         if always or chain:
             out[index] = always | chain
         if pending and _stops(parsed, cmd):
             always |= pending
             pending = set()
-            continue
-        if pending and (end := exit_group(parsed, cmds, index)) is not None:
-            out.pop(index, None)
-            always |= pending
-            pending, chain, skip_to = set(), set(), end
             continue
         pending = set()
         if cmd.sep in ("|", "|&"):
