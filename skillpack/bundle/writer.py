@@ -300,10 +300,16 @@ def _made_ahead(
     made: list[PreparedEntry] = []
     for name, entry in files:
         item = ready.get(name)
-        if item is None or item.digest != entry.digest or item.stamp != stamp:
+        if item is None or not _made_of(item, entry, stamp):
             return None
         made.append(item)
     return made
+
+
+def _made_of(item: PreparedEntry, entry: FileEntry, stamp: tuple[int, int]) -> bool:
+    """Whether the entry made ahead ``item`` holds the manifest's bytes of ``entry`` (its
+    digest) at ``stamp``: the writer places it as it is."""
+    return item.digest == entry.digest and item.stamp == stamp
 
 
 def _prepared_blocks(
@@ -321,7 +327,7 @@ def _prepared_blocks(
 
     def entry_of(name: str, entry: FileEntry) -> PreparedEntry:
         made = ready.get(name)
-        if made is not None and made.digest == entry.digest and made.stamp == stamp:
+        if made is not None and _made_of(made, entry, stamp):
             return made
         data = _read_checked(source, entry)
         return prepare_entry(name, data, entry.executable, compression, stamp)
