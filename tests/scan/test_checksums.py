@@ -223,7 +223,8 @@ def test_errexit(text: str, on: bool) -> None:
 
 def test_install_admits_a_script_that_checks_its_download(tmp_path: Path) -> None:
     """The real CLI: lint passes the checked install script (no error, nothing at all
-    from the download rules) and fails the same script without its check."""
+    from the download rules) and fails the same script without its check; a group that
+    exits when the check fails gates the run after it, not the run inside it."""
     skill = tmp_path / "skills" / "tool"
     (skill / "scripts").mkdir(parents=True)
     (skill / "SKILL.md").write_text(
@@ -236,6 +237,16 @@ def test_install_admits_a_script_that_checks_its_download(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SP52" not in result.stdout
     script.write_text(f"#!/bin/sh\nset -eu\n{FETCH}\n{RUN}\n")
+    result = run_cli("lint", str(tmp_path), "--format", "json")
+    assert result.returncode == 1
+    assert '"SP520"' in result.stdout
+    # the check's failure handled by a group that exits: a gate; the run inside it: none
+    group = "{\n  echo 'bad checksum' >&2\n  exit 1\n}"
+    script.write_text(f"#!/bin/sh\n{FETCH}\n{CHECK} || {group}\n{RUN}\n")
+    result = run_cli("lint", str(tmp_path), "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SP52" not in result.stdout
+    script.write_text(f"#!/bin/sh\n{FETCH}\n{CHECK} || {{\n  {RUN}\n  exit 1\n}}\n")
     result = run_cli("lint", str(tmp_path), "--format", "json")
     assert result.returncode == 1
     assert '"SP520"' in result.stdout
